@@ -1,0 +1,271 @@
+"""The one interface every online learner of olbook follows, and its trace.
+
+The online protocol (book section 1.1, label ``perc-sec-protocol``): at round
+:math:`t` the learner sees :math:`\\mathbf x_t`, predicts
+:math:`\\hat y_t`, is told :math:`y_t`, and may update. Two different things
+are counted per round and kept apart:
+
+* a **mistake**: the prediction was wrong, :math:`\\hat y_t \\ne y_t`;
+* an **update**: the learner changed its state.
+
+For the perceptron every mistake causes an update but not conversely (a tie
+:math:`f(\\mathbf x_t) = 0` is predicted :math:`-1` yet always updates);
+for passive-aggressive learners (chapter 5) updates happen on correct but
+low-margin predictions.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+
+from ._validation import ConvergenceWarning, check_positive_int, check_X, check_X_y
+
+__all__ = ["Trace", "OnlineLearner", "LinearPredictorMixin", "predict_from_scores"]
+
+
+def predict_from_scores(scores: np.ndarray) -> np.ndarray:
+    """Labels from real-valued scores: +1 where the score is > 0, else -1.
+
+    A score of exactly 0 is predicted -1, as in scikit-learn.
+    """
+    return np.where(scores > 0.0, 1.0, -1.0)
+
+
+class Trace:
+    """Per-round record of an online run: which rounds were mistakes, which were updates.
+
+    A learner's ``trace_`` grows with every call to ``partial_fit`` (and is
+    started afresh by ``fit``). Round ``t`` (0-based) is the ``t``-th example
+    the learner has seen.
+
+    Attributes
+    ----------
+    mistakes : ndarray of bool, shape (n_rounds,)
+        ``mistakes[t]`` is True when the prediction at round ``t`` was wrong.
+    updates : ndarray of bool, shape (n_rounds,)
+        ``updates[t]`` is True when the learner changed its state at round ``t``.
+    epoch_ends : ndarray of int
+        Number of rounds seen at the end of each pass over the data.
+    """
+
+    def __init__(self) -> None:
+        self._mistakes: list[np.ndarray] = []
+        self._updates: list[np.ndarray] = []
+        self._ends: list[int] = []
+        self._cache: tuple[np.ndarray, np.ndarray] | None = None
+
+    def append(self, mistakes: np.ndarray, updates: np.ndarray) -> None:
+        """Record one pass: boolean arrays of the same length."""
+        m = np.asarray(mistakes, dtype=bool)
+        u = np.asarray(updates, dtype=bool)
+        if m.shape != u.shape or m.ndim != 1:
+            raise ValueError("mistakes and updates must be 1-D boolean arrays of one length.")
+        self._mistakes.append(m.copy())
+        self._updates.append(u.copy())
+        self._ends.append(self.n_rounds + m.size)
+        self._cache = None
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._cache is None:
+            if self._mistakes:
+                self._cache = (np.concatenate(self._mistakes), np.concatenate(self._updates))
+            else:
+                self._cache = (np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
+        return self._cache
+
+    @property
+    def mistakes(self) -> np.ndarray:
+        return self._arrays()[0]
+
+    @property
+    def updates(self) -> np.ndarray:
+        return self._arrays()[1]
+
+    @property
+    def epoch_ends(self) -> np.ndarray:
+        return np.asarray(self._ends, dtype=np.int64)
+
+    @property
+    def n_rounds(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def cumulative_mistakes(self) -> np.ndarray:
+        """Number of mistakes made up to and including each round."""
+        return np.cumsum(self.mistakes)
+
+    def cumulative_updates(self) -> np.ndarray:
+        """Number of updates made up to and including each round."""
+        return np.cumsum(self.updates)
+
+    def __repr__(self) -> str:
+        return (
+            f"Trace(n_rounds={self.n_rounds}, mistakes={int(self.mistakes.sum())}, "
+            f"updates={int(self.updates.sum())}, epochs={len(self._ends)})"
+        )
+
+
+class LinearPredictorMixin:
+    """``decision_function`` and ``predict`` for a model ``sign(coef_ . x + intercept_)``."""
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "coef_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet; call fit or partial_fit first."
+            )
+
+    def decision_function(self, X) -> np.ndarray:
+        """Signed score :math:`\\mathbf w^\\top \\mathbf x + b` of each example, shape (n_samples,)."""
+        self._check_fitted()
+        Xa = check_X(X, n_features=self.n_features_in_)
+        return Xa @ self.coef_ + self.intercept_
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels in {-1, +1} (a score of exactly 0 is predicted -1)."""
+        return predict_from_scores(self.decision_function(X))
+
+
+class OnlineLearner(ClassifierMixin, BaseEstimator):
+    """Base class of olbook's online learners: ``fit``, ``partial_fit`` and the trace.
+
+    Subclasses implement three methods:
+
+    * ``_validate_params()``: check the hyper-parameters (raise ``ValueError``);
+    * ``_init_state(n_features)``: set the state to its starting value;
+    * ``_epoch(X, y)``: one pass over the data in the given order, returning
+      two boolean arrays ``(mistakes, updates)``. ``X`` has been checked for
+      shape but not for NaN/inf: ``_epoch`` must raise ``ValueError`` if it
+      meets one (the compiled loops check each row as they read it, so the
+      data is read from memory once), and it must *rebind* the state
+      attributes, never change their arrays in place, so that a rejected call
+      can be undone by restoring the attributes;
+
+    and ``decision_function``. Everything else (input checks, the trace, the
+    stopping rule, warnings) lives here, once.
+
+    Attributes set by ``fit``/``partial_fit``
+    ------------------------------------------
+    trace_ : Trace
+        Per-round mistakes and updates.
+    mistakes_ : int
+        Total number of mistakes (wrong predictions) so far.
+    n_updates_ : int
+        Total number of updates so far.
+    n_epochs_ : int
+        Passes over the data made by the last ``fit`` (``partial_fit`` adds one).
+    converged_ : bool
+        Whether the last pass made no update (then further passes over the
+        same data change nothing).
+    n_features_in_ : int
+    classes_ : ndarray, ``[-1., 1.]``
+    """
+
+    max_epochs: int
+    #: Stop ``fit`` after a pass with no update. True for learners whose model is
+    #: the current state; False for those whose model depends on how long each
+    #: state lasted (averaged, voted), where every pass counts.
+    _stop_when_converged: bool = True
+
+    # --- to be provided by subclasses -------------------------------------------------
+    def _validate_params(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _init_state(self, n_features: int) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _epoch(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+        raise NotImplementedError
+
+    # --- shared machinery -------------------------------------------------------------
+    def _start(self, n_features: int) -> None:
+        self._init_state(n_features)
+        self.n_features_in_ = n_features
+        self.classes_ = np.array([-1.0, 1.0])
+        self.trace_ = Trace()
+        self.mistakes_ = 0
+        self.n_updates_ = 0
+        self.n_epochs_ = 0
+        self.converged_ = False
+
+    def _record(self, mistakes: np.ndarray, updates: np.ndarray) -> None:
+        self.trace_.append(mistakes, updates)
+        self.mistakes_ += int(mistakes.sum())
+        self.n_updates_ += int(updates.sum())
+        self.n_epochs_ += 1
+        self.converged_ = not bool(updates.any())
+
+    def fit(self, X, y):
+        """Start from the initial state and make up to ``max_epochs`` passes over ``(X, y)``.
+
+        The examples are visited in the order given, every pass. For a learner
+        whose model is its current state (the perceptron) training stops early
+        after the first pass with no update (no example has
+        :math:`y f(\\mathbf x) \\le 0`), since further passes would change
+        nothing; the averaged and voted perceptrons make all ``max_epochs``
+        passes, because their model weighs each state by how long it lasted.
+
+        If ``max_epochs > 1`` and the last pass still made an update, a
+        :class:`~sklearn.exceptions.ConvergenceWarning` says so: on data that is
+        not linearly separable the perceptron never stops by itself.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        epochs = check_positive_int(self.max_epochs, "max_epochs")
+        Xa, ya = check_X_y(X, y, finite=False)  # _epoch rejects NaN/inf
+        saved = dict(self.__dict__)
+        try:
+            self._start(Xa.shape[1])
+            for _ in range(epochs):
+                self._record(*self._epoch(Xa, ya))
+                if self.converged_ and self._stop_when_converged:
+                    break
+        except ValueError:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        if epochs > 1 and not self.converged_:
+            warnings.warn(
+                f"{type(self).__name__} still made updates in the last of its {epochs} passes "
+                "(max_epochs reached); the data may not be linearly separable.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def partial_fit(self, X, y):
+        """One pass over ``(X, y)`` in order, continuing from the current state.
+
+        The first call starts from the initial state; later calls must have the
+        same number of features. This is the online protocol: each example is
+        predicted, then its label is used.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        fitted = hasattr(self, "trace_")
+        Xa, ya = check_X_y(X, y, n_features=self.n_features_in_ if fitted else None, finite=False)
+        saved = dict(self.__dict__)
+        try:
+            if not fitted:
+                self._start(Xa.shape[1])
+            self._record(*self._epoch(Xa, ya))
+        except ValueError:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels in {-1, +1} (a score of exactly 0 is predicted -1)."""
+        return predict_from_scores(self.decision_function(X))
+
+    def decision_function(self, X) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -1,0 +1,159 @@
+"""Margins, radii, linear separability and the perceptron's mistake bound.
+
+Book: chapter 1, sections 1.3--1.5 (``perc-thm-novikoff``, ``perc-sec-bias``,
+``perc-sec-separability``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import linprog
+
+from ._validation import check_bool, check_positive_float, check_X, check_X_y
+
+__all__ = [
+    "margin",
+    "radius",
+    "novikoff_bound",
+    "MistakeBound",
+    "perceptron_bound",
+    "find_separator",
+    "is_linearly_separable",
+]
+
+
+def _as_vector(w, n_features: int, name: str) -> np.ndarray:
+    wa = np.asarray(w, dtype=np.float64).ravel()
+    if wa.shape[0] != n_features:
+        raise ValueError(f"{name} has {wa.shape[0]} entries but X has {n_features} features.")
+    if not np.all(np.isfinite(wa)):
+        raise ValueError(f"{name} contains NaN or inf.")
+    return wa
+
+
+def margin(X, y, w, intercept: float = 0.0) -> float:
+    r"""Geometric margin of the hyperplane :math:`\mathbf w^\top\mathbf x + b = 0` on ``(X, y)``.
+
+    .. math:: \gamma = \min_i \frac{y_i(\mathbf w^\top \mathbf x_i + b)}{\|\mathbf w\|}
+
+    Positive if and only if the hyperplane separates the data; then it is the
+    distance from the hyperplane to the closest example. (A minimum over
+    examples, not an arg-min: see "Notes on the sources", seed 003.)
+    """
+    Xa, ya = check_X_y(X, y)
+    wa = _as_vector(w, Xa.shape[1], "w")
+    norm = np.linalg.norm(wa)
+    if norm == 0.0:
+        raise ValueError("w is the zero vector: it defines no hyperplane, so it has no margin.")
+    if not np.isfinite(intercept):
+        raise ValueError("intercept must be finite.")
+    return float(np.min(ya * (Xa @ wa + intercept)) / norm)
+
+
+def radius(X) -> float:
+    r"""Radius of the data: :math:`R = \max_i \|\mathbf x_i\|` (a ball about the origin)."""
+    return float(np.max(np.linalg.norm(check_X(X), axis=1)))
+
+
+def novikoff_bound(radius: float, margin: float) -> float:
+    r"""The Block--Novikoff bound :math:`(R/\gamma)^2` on the perceptron's updates."""
+    R = check_positive_float(radius, "radius")
+    g = check_positive_float(margin, "margin")
+    return (R / g) ** 2
+
+
+class MistakeBound(NamedTuple):
+    """A perceptron mistake bound and the radius and margin it was computed from."""
+
+    bound: float
+    radius: float
+    margin: float
+
+
+def perceptron_bound(X, y, u, intercept: float = 0.0, *, fit_intercept: bool = False) -> MistakeBound:
+    r"""The Block--Novikoff bound that holds for :class:`olbook.Perceptron` on ``(X, y)``.
+
+    The separator :math:`(\mathbf u, b)` need not have unit norm.
+
+    * ``fit_intercept=False``: the perceptron's hyperplanes pass through the
+      origin, so the separator must too (``intercept=0``):
+      :math:`R = \max_i\|\mathbf x_i\|`, :math:`\gamma = \min_i y_i\mathbf u^\top\mathbf x_i/\|\mathbf u\|`.
+    * ``fit_intercept=True``: the perceptron is the one without intercept run
+      on :math:`\hat{\mathbf x} = (\mathbf x, 1)`, and
+      :math:`\hat{\mathbf u} = (\mathbf u, b)` separates those; so
+      :math:`\hat R^2 = \max_i \|\mathbf x_i\|^2 + 1` and
+      :math:`\hat\gamma = \min_i y_i(\mathbf u^\top\mathbf x_i + b)/\sqrt{\|\mathbf u\|^2 + b^2}`.
+      For a unit :math:`\mathbf u` with margin :math:`\gamma` this is
+      :math:`(R^2 + 1)(1 + b^2)/\gamma^2`. Book: ``perc-sec-bias``.
+
+    Returns
+    -------
+    MistakeBound
+        ``(bound, radius, margin)`` with the radius and margin of the setting used.
+
+    Raises
+    ------
+    ValueError
+        If the separator does not separate the data with a positive margin, or
+        if ``intercept != 0`` while ``fit_intercept=False``.
+    """
+    Xa, ya = check_X_y(X, y)
+    ua = _as_vector(u, Xa.shape[1], "u")
+    fit_b = check_bool(fit_intercept, "fit_intercept")
+    if not np.isfinite(intercept):
+        raise ValueError("intercept must be finite.")
+    if not fit_b and intercept != 0.0:
+        raise ValueError(
+            "a separator with intercept != 0 gives no bound for the perceptron without "
+            "intercept (its hyperplanes pass through the origin); use fit_intercept=True."
+        )
+    if fit_b:
+        Xh = np.hstack([Xa, np.ones((Xa.shape[0], 1))])
+        uh = np.append(ua, intercept)
+    else:
+        Xh, uh = Xa, ua
+    g = margin(Xh, ya, uh)
+    if g <= 0.0:
+        raise ValueError(f"u does not separate the data: its margin is {g:.3g} <= 0.")
+    R = radius(Xh)
+    return MistakeBound(novikoff_bound(R, g), R, g)
+
+
+def find_separator(X, y, *, fit_intercept: bool = True) -> tuple[np.ndarray, float] | None:
+    r"""A separating hyperplane found by linear programming, or ``None`` if there is none.
+
+    Strict separation :math:`y_i(\mathbf w^\top\mathbf x_i + b) > 0` for all
+    :math:`i` has a solution if and only if
+    :math:`y_i(\mathbf w^\top\mathbf x_i + b) \ge 1` has one (scale
+    :math:`(\mathbf w, b)`), and the latter is a linear feasibility problem,
+    solved with :func:`scipy.optimize.linprog` (HiGHS). This decides
+    separability exactly, in any dimension (book ``perc-sec-separability``).
+
+    Returns
+    -------
+    (w, b) or None
+        ``b`` is 0.0 when ``fit_intercept=False``.
+    """
+    Xa, ya = check_X_y(X, y)
+    fit_b = check_bool(fit_intercept, "fit_intercept")
+    A = ya[:, None] * (np.hstack([Xa, np.ones((Xa.shape[0], 1))]) if fit_b else Xa)
+    res = linprog(
+        c=np.zeros(A.shape[1]),
+        A_ub=-A,
+        b_ub=-np.ones(A.shape[0]),
+        bounds=[(None, None)] * A.shape[1],
+        method="highs",
+    )
+    if res.status == 2:  # infeasible
+        return None
+    if res.status != 0:
+        raise RuntimeError(f"linprog did not finish: {res.message}")
+    sol = res.x
+    return (sol[:-1].copy(), float(sol[-1])) if fit_b else (sol.copy(), 0.0)
+
+
+def is_linearly_separable(X, y, *, fit_intercept: bool = True) -> bool:
+    """Whether some hyperplane (through the origin if ``fit_intercept=False``) separates ``(X, y)``."""
+    return find_separator(X, y, fit_intercept=fit_intercept) is not None

@@ -1,0 +1,331 @@
+"""The perceptron family: PLA and cyclic PLA, the normalized variant,
+the averaged and the voted perceptron (book chapter 1).
+
+The per-example loop is :func:`perceptron_epoch`, compiled with numba; it is
+the code the book shows and the code that runs.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ._base import LinearPredictorMixin, OnlineLearner
+from ._validation import all_finite, check_bool, check_positive_int, check_X, non_finite_error
+
+__all__ = [
+    "perceptron_epoch",
+    "Perceptron",
+    "NormalizedPerceptron",
+    "AveragedPerceptron",
+    "VotedPerceptron",
+]
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def perceptron_epoch(X, y, w, b, fit_intercept, mistakes, updates):
+    """One pass of the perceptron over ``(X, y)`` in order.
+
+    Round ``i``: score ``f = w . x_i + b``; predict +1 if ``f > 0`` else -1;
+    if ``y_i * f <= 0`` (a tie counts) update ``w += y_i x_i`` and ``b += y_i``.
+    ``w``, ``mistakes`` and ``updates`` are filled in place. Returns the new
+    ``b`` and -1, or, at the first row holding a NaN or inf, stops before
+    using it and returns that row's index. (``x - x`` is 0 unless ``x`` is NaN
+    or inf; summing in any order, ``reassoc``, lets the compiler vectorize.)
+    """
+    n, d = X.shape
+    for i in range(n):
+        f = 0.0
+        nonfinite = 0.0
+        for j in range(d):
+            f += w[j] * X[i, j]
+            nonfinite += X[i, j] - X[i, j]
+        if nonfinite != 0.0:
+            return b, i
+        if fit_intercept:
+            f += b
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        updates[i] = y[i] * f <= 0.0
+        if updates[i]:
+            for j in range(d):
+                w[j] += y[i] * X[i, j]
+            if fit_intercept:
+                b += y[i]
+    return b, -1
+
+
+def _run_epoch(X, y, w, b, fit_intercept):
+    """Run :func:`perceptron_epoch` on a copy of ``w``; raise ``ValueError`` on NaN/inf.
+
+    Returns ``(w, b, mistakes, updates)``; the caller's ``w`` is not changed.
+    """
+    n = X.shape[0]
+    w = w.copy()
+    mistakes = np.empty(n, dtype=np.bool_)
+    updates = np.empty(n, dtype=np.bool_)
+    b, bad = perceptron_epoch(X, y, w, float(b), bool(fit_intercept), mistakes, updates)
+    if bad >= 0:
+        raise non_finite_error(X)
+    return w, float(b), mistakes, updates
+
+
+class Perceptron(LinearPredictorMixin, OnlineLearner):
+    r"""Rosenblatt's perceptron (PLA); with ``max_epochs > 1``, cyclic PLA.
+
+    Starting from :math:`\mathbf w = \mathbf 0,\ b = 0`, each example
+    :math:`(\mathbf x_t, y_t)` is predicted :math:`\hat y_t = +1` if
+    :math:`f(\mathbf x_t) = \mathbf w^\top\mathbf x_t + b > 0` and
+    :math:`-1` otherwise; whenever :math:`y_t f(\mathbf x_t) \le 0` (a tie
+    counts as a mistake, the convention of the Block--Novikoff proof) the
+    learner updates
+
+    .. math:: \mathbf w \leftarrow \mathbf w + y_t \mathbf x_t, \qquad b \leftarrow b + y_t .
+
+    One pass in the given order is the online perceptron; more passes, in the
+    same order, are cyclic PLA, which stops after the first pass with no update.
+    The result is identical to ``sklearn.linear_model.Perceptron(shuffle=False,
+    max_iter=max_epochs, tol=None, eta0=1.0, alpha=0.0, fit_intercept=...)``.
+
+    If some unit vector :math:`\mathbf u` has :math:`y_t\mathbf u^\top\mathbf x_t \ge \gamma`
+    and :math:`\|\mathbf x_t\| \le R` for all :math:`t`, the number of
+    updates (hence of mistakes) is at most :math:`(R/\gamma)^2` whatever the
+    order and number of passes (Block 1962; Novikoff 1962); with
+    ``fit_intercept=True`` the bound holds for the augmented vectors
+    :math:`(\mathbf x, 1)`, see :func:`olbook.perceptron_bound`.
+    Book: chapter 1, sections 1.2--1.3 (``perc-sec-pla``, ``perc-thm-novikoff``).
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=False
+        Learn a bias :math:`b` (equivalently, append a constant 1 to every example).
+    max_epochs : int, default=1
+        Maximum number of passes over the data in :meth:`fit`.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        :math:`\mathbf w`.
+    intercept_ : float
+        :math:`b` (always 0 when ``fit_intercept=False``).
+    trace_, mistakes_, n_updates_, n_epochs_, converged_
+        See :class:`olbook._base.OnlineLearner`.
+
+    References
+    ----------
+    F. Rosenblatt, "The perceptron: a probabilistic model for information storage
+    and organization in the brain", Psychological Review 65(6), 1958.
+    A. B. J. Novikoff, "On convergence proofs on perceptrons", 1962.
+    """
+
+    def __init__(self, fit_intercept: bool = False, max_epochs: int = 1):
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+
+    def _validate_params(self) -> None:
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_positive_int(self.max_epochs, "max_epochs")
+
+    def _init_state(self, n_features: int) -> None:
+        self.coef_ = np.zeros(n_features)
+        self.intercept_ = 0.0
+
+    def _epoch(self, X, y):
+        self.coef_, self.intercept_, mistakes, updates = _run_epoch(
+            X, y, self.coef_, self.intercept_, self.fit_intercept
+        )
+        return mistakes, updates
+
+
+def _normalize_rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
+    """Append a constant 1 if ``fit_intercept``, then scale every row to unit norm."""
+    if not all_finite(X):
+        raise non_finite_error(X)
+    A = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
+    norms = np.linalg.norm(A, axis=1)
+    zero = np.flatnonzero(norms == 0.0)
+    if zero.size:
+        raise ValueError(
+            f"example {int(zero[0])} is the zero vector; the normalized perceptron "
+            "scales every example to unit norm and cannot scale it."
+        )
+    return A / norms[:, None]
+
+
+class NormalizedPerceptron(Perceptron):
+    r"""The perceptron on examples scaled to unit norm (seed 003, section 6.2).
+
+    Every example :math:`\mathbf a` (with ``fit_intercept=True``, the augmented
+    :math:`(\mathbf a, 1)`) is replaced by :math:`\mathbf a/\|\mathbf a\|`
+    before the perceptron sees it; the sign of any linear score is unchanged,
+    so the set of separators is the same, but now :math:`R = 1`.
+
+    The source starts from :math:`\mathbf w = l_1 \mathbf a_1` rather than
+    :math:`\mathbf 0`. That is the same algorithm: from :math:`\mathbf 0` the
+    first example always gives :math:`l_1\mathbf w^\top\mathbf a_1 = 0 \le 0`,
+    so the first update sets :math:`\mathbf w = l_1\mathbf a_1`. The bound
+    "at most :math:`1/\delta^2 - 1` iterations" counts the updates *after*
+    that start: ``n_updates_ - 1 <= 1/delta**2 - 1``, i.e. Block--Novikoff with
+    :math:`R = 1`. Book: section 1.4 (``perc-thm-normalized``).
+
+    ``coef_`` and ``intercept_`` act on the normalized examples; since the
+    scaling is positive, ``predict`` agrees with ``sign(X @ coef_ + intercept_)``
+    on the raw examples, and ``decision_function`` returns the normalized score.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=False
+    max_epochs : int, default=1
+
+    References
+    ----------
+    A. Blum, J. Hopcroft, R. Kannan, *Foundations of Data Science*, chapter on
+    learning (the source of seed 003), theorem "perceptron on unit vectors".
+    """
+
+    def _init_state(self, n_features: int) -> None:
+        self._w = np.zeros(n_features + (1 if self.fit_intercept else 0))
+        self._split()
+
+    def _split(self) -> None:
+        d = self._w.shape[0] - (1 if self.fit_intercept else 0)
+        self.coef_ = self._w[:d]
+        self.intercept_ = float(self._w[d]) if self.fit_intercept else 0.0
+
+    def _epoch(self, X, y):
+        A = _normalize_rows(X, bool(self.fit_intercept))
+        self._w, _, mistakes, updates = _run_epoch(A, y, self._w, 0.0, False)
+        self._split()
+        return mistakes, updates
+
+    def decision_function(self, X) -> np.ndarray:
+        """Score :math:`\\mathbf w^\\top \\hat{\\mathbf a}` of each normalized example."""
+        self._check_fitted()
+        Xa = check_X(X, n_features=self.n_features_in_)
+        return _normalize_rows(Xa, bool(self.fit_intercept)) @ self._w
+
+
+class AveragedPerceptron(Perceptron):
+    r"""The averaged perceptron: predict with the mean of the perceptron's weight vectors.
+
+    Training is the perceptron's (the trace records the online predictions of
+    the running :math:`\mathbf w_t`); the model returned is
+
+    .. math:: \bar{\mathbf w} = \frac1T\sum_{t=1}^{T} \mathbf w_t, \qquad
+              \bar b = \frac1T\sum_{t=1}^{T} b_t,
+
+    where :math:`\mathbf w_t` is the weight vector *after* round :math:`t` and
+    :math:`T` counts every round of every pass. This is Freund and Schapire's
+    averaged perceptron, and it is identical (up to rounding) to
+    ``sklearn.linear_model.SGDClassifier(loss='perceptron', learning_rate='constant',
+    eta0=1, penalty=None, average=True, shuffle=False, max_iter=max_epochs, tol=None,
+    fit_intercept=...)``. Book: section 1.6 (``perc-sec-averaged``).
+
+    The sum is computed from the updates alone: an update at round :math:`s`
+    of a pass of :math:`n` rounds contributes to the :math:`n - s` weight
+    vectors that follow it in that pass (0-based :math:`s`).
+
+    Attributes
+    ----------
+    coef_, intercept_
+        The averaged :math:`\bar{\mathbf w}, \bar b`.
+    last_coef_, last_intercept_
+        The running perceptron state :math:`\mathbf w_T, b_T`.
+
+    References
+    ----------
+    Y. Freund and R. E. Schapire, "Large margin classification using the
+    perceptron algorithm", Machine Learning 37(3), 1999.
+    """
+
+    _stop_when_converged = False
+
+    def _init_state(self, n_features: int) -> None:
+        self.last_coef_ = np.zeros(n_features)
+        self.last_intercept_ = 0.0
+        self.coef_ = np.zeros(n_features)
+        self.intercept_ = 0.0
+        self._rounds = 0
+
+    def _epoch(self, X, y):
+        n = X.shape[0]
+        w0, b0 = self.last_coef_, self.last_intercept_
+        self.last_coef_, self.last_intercept_, mistakes, updates = _run_epoch(X, y, w0, b0, self.fit_intercept)
+        # Sum of the n weight vectors after each round of this pass.
+        idx = np.flatnonzero(updates)
+        lasting = (n - idx) * y[idx]
+        w_sum = n * w0 + lasting @ X[idx]
+        b_sum = n * b0 + (lasting.sum() if self.fit_intercept else 0.0)
+        t0 = self._rounds
+        self._rounds = t0 + n
+        self.coef_ = (t0 * self.coef_ + w_sum) / self._rounds
+        self.intercept_ = float((t0 * self.intercept_ + b_sum) / self._rounds)
+        return mistakes, updates
+
+
+class VotedPerceptron(Perceptron):
+    r"""Freund and Schapire's voted perceptron.
+
+    Training is the perceptron's. Every weight vector :math:`\mathbf v_k` it
+    passes through is kept with its count :math:`c_k`: the number of rounds
+    it was the current vector *after* the round that created it, that round
+    included (Freund and Schapire set :math:`c_{k+1} = 1` on creation). The
+    prediction is a weighted vote,
+
+    .. math:: \hat y(\mathbf x) = \operatorname{sign} \sum_k c_k \operatorname{sign}(\mathbf v_k^\top \mathbf x + b_k),
+
+    with :math:`\operatorname{sign}(0) = -1` as everywhere in olbook. Replacing
+    the inner sign by the identity gives the averaged perceptron:
+    :math:`\sum_k c_k \mathbf v_k / \sum_k c_k` equals
+    :class:`AveragedPerceptron`'s ``coef_``. Book: section 1.6 (``perc-sec-voted``).
+
+    Attributes
+    ----------
+    vectors_ : ndarray of shape (n_vectors, n_features)
+        :math:`\mathbf v_1 = \mathbf 0, \mathbf v_2, \dots` (one more than the number of updates).
+    intercepts_ : ndarray of shape (n_vectors,)
+    counts_ : ndarray of int, shape (n_vectors,)
+    coef_, intercept_
+        The running (last) perceptron vector, as for :class:`Perceptron`.
+        ``predict`` does *not* use them alone.
+
+    References
+    ----------
+    Y. Freund and R. E. Schapire, "Large margin classification using the
+    perceptron algorithm", Machine Learning 37(3), 1999.
+    """
+
+    _stop_when_converged = False
+
+    def _init_state(self, n_features: int) -> None:
+        super()._init_state(n_features)
+        self.vectors_ = np.zeros((1, n_features))
+        self.intercepts_ = np.zeros(1)
+        self.counts_ = np.zeros(1, dtype=np.int64)
+
+    def _epoch(self, X, y):
+        n = X.shape[0]
+        w0, b0 = self.coef_, self.intercept_
+        mistakes, updates = super()._epoch(X, y)
+        idx = np.flatnonzero(updates)
+        counts = self.counts_.copy()
+        counts[-1] += idx[0] if idx.size else n  # rounds the last vector survived
+        if idx.size:
+            # Running sums in the order the kernel adds them: v_{k+1} = v_k + y x.
+            steps = np.vstack([w0, y[idx, None] * X[idx]])
+            new_vectors = np.cumsum(steps, axis=0)[1:]
+            b_steps = np.concatenate([[b0], y[idx] if self.fit_intercept else np.zeros(idx.size)])
+            new_intercepts = np.cumsum(b_steps)[1:]
+            new_counts = np.diff(np.append(idx, n))
+            self.vectors_ = np.vstack([self.vectors_, new_vectors])
+            self.intercepts_ = np.concatenate([self.intercepts_, new_intercepts])
+            counts = np.concatenate([counts, new_counts])
+        self.counts_ = counts
+        return mistakes, updates
+
+    def decision_function(self, X) -> np.ndarray:
+        r"""The vote :math:`\sum_k c_k \operatorname{sign}(\mathbf v_k^\top\mathbf x + b_k) / \sum_k c_k`, in [-1, 1]."""
+        self._check_fitted()
+        Xa = check_X(X, n_features=self.n_features_in_)
+        votes = np.where(Xa @ self.vectors_.T + self.intercepts_ > 0.0, 1.0, -1.0)
+        total = self.counts_.sum()
+        return votes @ self.counts_ / total if total > 0 else np.full(Xa.shape[0], -1.0)
