@@ -26,6 +26,7 @@ __all__ = [
     "random_unit_vector",
     "make_separable",
     "make_noisy",
+    "make_shell",
     "make_orthogonal_worst_case",
     "greedy_adversarial_order",
     "load_binary",
@@ -160,6 +161,57 @@ def make_noisy(
     flipped[rng.choice(X.shape[0], size=n_flip, replace=False)] = True
     y = np.where(flipped, -y, y)
     return NoisyData(X, y, u, flipped)
+
+
+def make_shell(
+    n_samples: int,
+    n_features: int,
+    *,
+    margin: float,
+    radius: float = 1.0,
+    random_state=None,
+) -> SeparableData:
+    r"""Separable data with *every* example at norm :math:`R` and margin exactly :math:`\gamma`.
+
+    Each example is :math:`\mathbf x_i = y_i\gamma\,\mathbf u + \sqrt{R^2-\gamma^2}\,\mathbf z_i`
+    with :math:`\mathbf z_i` a random unit vector orthogonal to :math:`\mathbf u`:
+    the examples lie on the "shell" where both inequalities of the
+    Block--Novikoff proof (book section 1.3) can be nearly tight, so an
+    adversarial order (:func:`greedy_adversarial_order`) makes the perceptron
+    err close to :math:`(R/\gamma)^2` times when ``n_features`` is large
+    enough. (With ``n_features == 2`` the shell is just four points.)
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+        ``n_samples >= 2``, ``n_features >= 2``.
+    margin, radius : float
+        :math:`0 < \gamma \le R`.
+    random_state : None, int or numpy.random.Generator
+    """
+    n = check_positive_int(n_samples, "n_samples")
+    d = check_positive_int(n_features, "n_features")
+    if n < 2 or d < 2:
+        raise ValueError(f"make_shell needs n_samples >= 2 and n_features >= 2; got {n}, {d}.")
+    gamma = check_positive_float(margin, "margin")
+    R = check_positive_float(radius, "radius")
+    if gamma > R:
+        raise ValueError(f"margin must not exceed radius; got margin={gamma} > radius={R}.")
+    rng = check_rng(random_state)
+    u = random_unit_vector(d, rng)
+    y = rng.choice(np.array([-1.0, 1.0]), size=n)
+    y[0], y[1] = 1.0, -1.0
+    Z = rng.standard_normal((n, d))
+    Z -= np.outer(Z @ u, u)
+    norms = np.linalg.norm(Z, axis=1)
+    while np.any(norms == 0.0):  # probability zero; never divide by zero
+        bad = norms == 0.0
+        Z[bad] = rng.standard_normal((int(bad.sum()), d))
+        Z[bad] -= np.outer(Z[bad] @ u, u)
+        norms = np.linalg.norm(Z, axis=1)
+    Z /= norms[:, None]
+    X = (y * gamma)[:, None] * u[None, :] + np.sqrt(R * R - gamma * gamma) * Z
+    return SeparableData(X, y, u)
 
 
 def make_orthogonal_worst_case(
