@@ -323,7 +323,10 @@ class VotedPerceptron(Perceptron):
         return mistakes, updates
 
     def decision_function(self, X) -> np.ndarray:
-        r"""The vote :math:`\sum_k c_k \operatorname{sign}(\mathbf v_k^\top\mathbf x + b_k) / \sum_k c_k`, in [-1, 1]."""
+        r"""The vote :math:`\sum_k c_k \operatorname{sign}(\mathbf v_k^\top\mathbf x + b_k) / \sum_k c_k`.
+
+        A number in [-1, 1]: the weighted fraction of +1 votes minus that of -1 votes.
+        """
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_)
         votes = np.where(Xa @ self.vectors_.T + self.intercepts_ > 0.0, 1.0, -1.0)
