@@ -70,6 +70,42 @@ def random_unit_vector(n_features: int, random_state=None) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
+def _check_geometry(n_samples, n_features, margin, radius, *, min_features: int):
+    """Validate the size, margin and radius asked of a synthetic separable data set."""
+    n = check_positive_int(n_samples, "n_samples")
+    d = check_positive_int(n_features, "n_features")
+    if n < 2:
+        raise ValueError(f"n_samples must be >= 2 so that both classes appear; got {n}.")
+    if d < min_features:
+        raise ValueError(f"n_features must be >= {min_features}; got {d}.")
+    gamma = check_positive_float(margin, "margin")
+    R = check_positive_float(radius, "radius")
+    if gamma > R:
+        raise ValueError(f"margin must not exceed radius; got margin={gamma} > radius={R}.")
+    return n, d, gamma, R
+
+
+def _separator_and_labels(n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A random unit separator and random labels, example 0 labelled +1 and example 1 labelled -1."""
+    u = random_unit_vector(d, rng)
+    y = rng.choice(np.array([-1.0, 1.0]), size=n)
+    y[0], y[1] = 1.0, -1.0
+    return u, y
+
+
+def _orthogonal_directions(n: int, u: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``n`` random unit vectors orthogonal to the unit vector ``u`` (needs ``len(u) >= 2``)."""
+    Z = rng.standard_normal((n, u.shape[0]))
+    Z -= np.outer(Z @ u, u)
+    norms = np.linalg.norm(Z, axis=1)
+    while np.any(norms == 0.0):  # probability zero; never divide by zero
+        bad = norms == 0.0
+        Z[bad] = rng.standard_normal((int(bad.sum()), u.shape[0]))
+        Z[bad] -= np.outer(Z[bad] @ u, u)
+        norms = np.linalg.norm(Z, axis=1)
+    return Z / norms[:, None]
+
+
 def make_separable(
     n_samples: int,
     n_features: int,
@@ -108,18 +144,9 @@ def make_separable(
     SeparableData
         ``(X, y, u)``.
     """
-    n = check_positive_int(n_samples, "n_samples")
-    d = check_positive_int(n_features, "n_features")
-    if n < 2:
-        raise ValueError(f"n_samples must be >= 2 so that both classes appear; got {n}.")
-    gamma = check_positive_float(margin, "margin")
-    R = check_positive_float(radius, "radius")
-    if gamma > R:
-        raise ValueError(f"margin must not exceed radius; got margin={gamma} > radius={R}.")
+    n, d, gamma, R = _check_geometry(n_samples, n_features, margin, radius, min_features=1)
     rng = check_rng(random_state)
-    u = random_unit_vector(d, rng)
-    y = rng.choice(np.array([-1.0, 1.0]), size=n)
-    y[0], y[1] = 1.0, -1.0
+    u, y = _separator_and_labels(n, d, rng)
     t = rng.uniform(gamma, R, size=n)
     t[0] = gamma
     if d == 1:
@@ -127,11 +154,7 @@ def make_separable(
         X = (y * t)[:, None] * u[None, :]
         return SeparableData(X, y, u)
     # Perpendicular parts: a random direction orthogonal to u and a random length.
-    Z = rng.standard_normal((n, d))
-    Z -= np.outer(Z @ u, u)
-    norms = np.linalg.norm(Z, axis=1)
-    norms[norms == 0.0] = 1.0
-    Z /= norms[:, None]
+    Z = _orthogonal_directions(n, u, rng)
     room = np.sqrt(np.maximum(R * R - t * t, 0.0))
     length = room * rng.uniform(0.0, 1.0, size=n)
     length[0] = room[0]
@@ -189,27 +212,10 @@ def make_shell(
         :math:`0 < \gamma \le R`.
     random_state : None, int or numpy.random.Generator
     """
-    n = check_positive_int(n_samples, "n_samples")
-    d = check_positive_int(n_features, "n_features")
-    if n < 2 or d < 2:
-        raise ValueError(f"make_shell needs n_samples >= 2 and n_features >= 2; got {n}, {d}.")
-    gamma = check_positive_float(margin, "margin")
-    R = check_positive_float(radius, "radius")
-    if gamma > R:
-        raise ValueError(f"margin must not exceed radius; got margin={gamma} > radius={R}.")
+    n, d, gamma, R = _check_geometry(n_samples, n_features, margin, radius, min_features=2)
     rng = check_rng(random_state)
-    u = random_unit_vector(d, rng)
-    y = rng.choice(np.array([-1.0, 1.0]), size=n)
-    y[0], y[1] = 1.0, -1.0
-    Z = rng.standard_normal((n, d))
-    Z -= np.outer(Z @ u, u)
-    norms = np.linalg.norm(Z, axis=1)
-    while np.any(norms == 0.0):  # probability zero; never divide by zero
-        bad = norms == 0.0
-        Z[bad] = rng.standard_normal((int(bad.sum()), d))
-        Z[bad] -= np.outer(Z[bad] @ u, u)
-        norms = np.linalg.norm(Z, axis=1)
-    Z /= norms[:, None]
+    u, y = _separator_and_labels(n, d, rng)
+    Z = _orthogonal_directions(n, u, rng)
     X = (y * gamma)[:, None] * u[None, :] + np.sqrt(R * R - gamma * gamma) * Z
     return SeparableData(X, y, u)
 
