@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from ._rowops import row_score
 from ._validation import (
     check_positive_float,
     check_positive_int,
@@ -225,14 +226,18 @@ def make_orthogonal_worst_case(
 ) -> SeparableData:
     r"""The data on which the perceptron makes exactly :math:`(R/\gamma)^2` mistakes.
 
-    The examples are :math:`R\,\mathbf q_1, \dots, R\,\mathbf q_k` for
-    orthonormal :math:`\mathbf q_i` (a random rotation of the first ``k``
-    standard basis vectors), all labelled +1, and
-    :math:`\mathbf u = \sum_i \mathbf q_i / \sqrt k`. Then
-    :math:`\|\mathbf x_i\| = R`, :math:`\gamma = R/\sqrt k`, and the
+    The examples are :math:`R\,\mathbf q_1, \dots, R\,\mathbf q_k`, all
+    labelled +1, where the :math:`\mathbf q_i` are ``k`` distinct standard
+    basis vectors of :math:`\mathbb R^d` with random signs (a random signed
+    permutation), and :math:`\mathbf u = \sum_i \mathbf q_i / \sqrt k`.
+    Then :math:`\|\mathbf x_i\| = R`, :math:`\gamma = R/\sqrt k`, and the
     perceptron started at 0 sees :math:`\mathbf w^\top \mathbf x_i = 0` on
     every example, whatever the order: it errs ``k`` times, which is the
     Block--Novikoff bound :math:`(R/\gamma)^2 = k` (book section 1.3).
+
+    Basis vectors rather than a random rotation keep the examples *exactly*
+    orthogonal in floating point: the scores are exact zeros, not rounding
+    errors of either sign, so every order gives exactly ``k`` mistakes.
 
     Parameters
     ----------
@@ -249,11 +254,11 @@ def make_orthogonal_worst_case(
         raise ValueError(f"n_features must be >= n_mistakes (orthogonal examples); got {d} < {k}.")
     R = check_positive_float(radius, "radius")
     rng = check_rng(random_state)
-    Q, _ = np.linalg.qr(rng.standard_normal((d, k)))
+    Q = np.zeros((d, k))
+    Q[rng.permutation(d)[:k], np.arange(k)] = rng.choice([-1.0, 1.0], size=k)
     X = R * Q.T
     y = np.ones(k)
-    u = Q.sum(axis=1)
-    u /= np.linalg.norm(u)
+    u = Q.sum(axis=1) / np.sqrt(k)
     return SeparableData(np.ascontiguousarray(X), y, u)
 
 
@@ -280,10 +285,8 @@ def _greedy_order(X, y, u, max_rounds):  # pragma: no cover - compiled
         best_progress = np.inf
         best_growth = -np.inf
         for i in range(n):
-            s = 0.0
-            for j in range(d):
-                s += w[j] * X[i, j]
-            ywx = y[i] * s
+            f, _ = row_score(w, X, i)  # the perceptron's own score, to the last bit
+            ywx = y[i] * f
             if ywx <= 0.0:
                 growth = sqnorm[i] + 2.0 * ywx
                 if progress[i] < best_progress or (progress[i] == best_progress and growth > best_growth):

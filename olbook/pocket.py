@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._base import LinearPredictorMixin
+from ._rowops import row_score
 from ._validation import check_bool, check_nonnegative_int, check_rng, check_X_y
 
 __all__ = ["Pocket", "pocket_run"]
@@ -35,9 +36,7 @@ def pocket_run(X, y, fit_intercept, draws, w, pocket_w):
         n_err = 0
         n_viol = 0
         for i in range(n):
-            f = 0.0
-            for j in range(d):
-                f += w[j] * X[i, j]
+            f, _ = row_score(w, X, i)
             if fit_intercept:
                 f += w[d]
             if (f > 0.0) != (y[i] > 0.0):

@@ -132,16 +132,6 @@ def test_orthogonal_worst_case_rejects():
         make_orthogonal_worst_case(0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: make_orthogonal_worst_case's examples R*Q.T come from a QR factorization and are "
-        "orthogonal only up to rounding (x_i.x_j ~ +-1e-16), so the perceptron's score on a new "
-        "example is a tiny number of random sign instead of 0; when it is > 0 the example is "
-        "predicted correctly and not updated, and the perceptron makes fewer than k mistakes "
-        "(e.g. k=4, random_state=2: 1 mistake), contradicting the docstring's 'exactly k'."
-    ),
-)
 def test_orthogonal_worst_case_k_mistakes_any_order():
     failures = []
     for seed in range(10):
@@ -193,19 +183,6 @@ def test_greedy_first_pick_is_least_progress():
     assert order[0] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: greedy_adversarial_order decides 'misclassified' with its own dot product "
-        "(a plain sequential sum, no fastmath) while perceptron_epoch sums with "
-        "fastmath reassoc (vectorized, another order); near a tie they disagree. "
-        "E.g. X=[[1e16,1,-1e16,0],[1,1,1,1]], y=[1,1], u=(1,1,1,1): the greedy picks "
-        "[0, 1] since its sum (1e16+1)-1e16 = 0 <= 0, but the perceptron computes "
-        "w.x_1 = 1 > 0 and does not update, so n_updates_ != len(order) (the docstring "
-        "promises every round is an update). Platform-dependent: needs the two reductions "
-        "to differ, as they do with SIMD on x86-64."
-    ),
-)
 def test_greedy_order_agrees_with_perceptron_near_ties():
     failures = []
     for d in (4, 8, 16):
