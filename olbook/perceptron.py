@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
+from ._rowops import row_score
 from ._validation import all_finite, check_bool, check_positive_int, check_X, non_finite_error
 
 __all__ = [
@@ -30,16 +31,11 @@ def perceptron_epoch(X, y, w, b, fit_intercept, mistakes, updates):
     if ``y_i * f <= 0`` (a tie counts) update ``w += y_i x_i`` and ``b += y_i``.
     ``w``, ``mistakes`` and ``updates`` are filled in place. Returns the new
     ``b`` and -1, or, at the first row holding a NaN or inf, stops before
-    using it and returns that row's index. (``x - x`` is 0 unless ``x`` is NaN
-    or inf; summing in any order, ``reassoc``, lets the compiler vectorize.)
+    using it and returns that row's index (see :func:`olbook._rowops.row_score`).
     """
     n, d = X.shape
     for i in range(n):
-        f = 0.0
-        nonfinite = 0.0
-        for j in range(d):
-            f += w[j] * X[i, j]
-            nonfinite += X[i, j] - X[i, j]
+        f, nonfinite = row_score(w, X, i)
         if nonfinite != 0.0:
             return b, i
         if fit_intercept:
@@ -183,16 +179,23 @@ class NormalizedPerceptron(Perceptron):
     """
 
     def _init_state(self, n_features: int) -> None:
-        self._w = np.zeros(n_features + (1 if self.fit_intercept else 0))
+        # The length of the state fixes whether a bias coordinate is learned.
+        self._intercept = bool(self.fit_intercept)
+        self._w = np.zeros(n_features + self._intercept)
         self._split()
 
     def _split(self) -> None:
-        d = self._w.shape[0] - (1 if self.fit_intercept else 0)
+        d = self._w.shape[0] - self._intercept
         self.coef_ = self._w[:d]
-        self.intercept_ = float(self._w[d]) if self.fit_intercept else 0.0
+        self.intercept_ = float(self._w[d]) if self._intercept else 0.0
 
     def _epoch(self, X, y):
-        A = _normalize_rows(X, bool(self.fit_intercept))
+        if bool(self.fit_intercept) != self._intercept:
+            raise ValueError(
+                f"fit_intercept was {self._intercept} when this NormalizedPerceptron started and is now "
+                f"{self.fit_intercept}; its weights cannot change length: call fit to start again."
+            )
+        A = _normalize_rows(X, self._intercept)
         self._w, _, mistakes, updates = _run_epoch(A, y, self._w, 0.0, False)
         self._split()
         return mistakes, updates
@@ -201,7 +204,7 @@ class NormalizedPerceptron(Perceptron):
         """Score :math:`\\mathbf w^\\top \\hat{\\mathbf a}` of each normalized example."""
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_)
-        return _normalize_rows(Xa, bool(self.fit_intercept)) @ self._w
+        return _normalize_rows(Xa, self._intercept) @ self._w
 
 
 class AveragedPerceptron(Perceptron):

@@ -316,18 +316,6 @@ def test_normalized_bound(fit_intercept, seed):
     assert np.array_equal(npc.predict(X), y)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: NormalizedPerceptron keeps its state _w of length n_features (+1 with intercept) "
-        "from the first call; if fit_intercept is changed before partial_fit, _normalize_rows "
-        "returns rows of the other length and the compiled perceptron_epoch indexes _w out of "
-        "bounds (numba has no bounds check: reads, and writes, one entry past the array). No "
-        "error is raised; coef_ ends with n_features -/+ 1 entries and predict then fails with "
-        "a numpy matmul shape error. Expected: a clear ValueError (state unchanged), or "
-        "coef_ of length n_features."
-    ),
-)
 @pytest.mark.parametrize(("first", "then"), [(False, True), (True, False)])
 def test_normalized_fit_intercept_changed_before_partial_fit(first, then):
     X = np.array([[1.0, 2.0], [3.0, -1.0], [-2.0, 1.0]])
