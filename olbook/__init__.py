@@ -14,7 +14,7 @@ Public names (see each docstring for the paper and the book section):
 from . import data, plotting
 from ._base import Trace
 from ._validation import ConvergenceWarning
-from .margin import (
+from .margins import (
     MistakeBound,
     find_separator,
     is_linearly_separable,

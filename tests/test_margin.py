@@ -162,3 +162,15 @@ def test_find_separator_validates():
         olbook.find_separator([[np.nan, 1.0], [1.0, 2.0]], [1, -1])
     with pytest.raises(ValueError, match=r"found \{0, 1\}"):
         olbook.is_linearly_separable([[0.0, 1.0], [1.0, 2.0]], [0, 1])
+
+
+def test_module_and_function_names_do_not_clash():
+    """``olbook.margin`` is the function; its module is ``olbook.margins``, so the book can show its source."""
+    import inspect
+    import types
+
+    import olbook.margins
+
+    assert isinstance(olbook.margins, types.ModuleType)
+    assert olbook.margin is olbook.margins.margin
+    assert "linprog" in inspect.getsource(olbook.margins.find_separator)
