@@ -30,7 +30,7 @@ def plot_data_2d(X, y, ax=None, *, size: float = 30.0):
     pos, neg = ya > 0, ya < 0
     ax.scatter(Xa[pos, 0], Xa[pos, 1], s=size, marker="o", facecolors="none", edgecolors="tab:blue", label="$y=+1$")
     ax.scatter(Xa[neg, 0], Xa[neg, 1], s=size, marker="x", color="tab:red", label="$y=-1$")
-    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_aspect("equal", adjustable="box")
     return ax
 
 

@@ -137,3 +137,19 @@ def test_plot_mistakes_vs_bound_rejects():
 
 def test_figures_are_closed_between_tests():
     assert plt.get_fignums() == []
+
+
+def test_fixed_limits_are_kept_beside_equal_aspect(caplog):
+    """An equal aspect must not override limits the reader sets (matplotlib would log that it ignores them)."""
+    X, y, u = olbook.data.make_separable(30, 2, margin=0.1, random_state=0)
+    fig, ax = plt.subplots()
+    plot_data_2d(X, y, ax)
+    plot_separator_2d(u, ax=ax)
+    ax.set_xlim(-1.0, 1.0)
+    ax.set_ylim(-1.0, 1.0)
+    with caplog.at_level("WARNING", logger="matplotlib"):
+        fig.canvas.draw()
+    assert ax.get_aspect() == 1.0
+    assert ax.get_xlim() == (-1.0, 1.0) and ax.get_ylim() == (-1.0, 1.0)
+    assert not [r for r in caplog.records if "Ignoring fixed" in r.getMessage()]
+    plt.close(fig)
