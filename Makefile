@@ -22,7 +22,7 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m ruff check olbook tests benchmarks
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest -p no:cacheprovider tests
 	$(BIN)/python -m pytest --nbval -p no:cacheprovider book
 	$(BIN)/jupyter-book build . --all -W --keep-going
 	@echo "The book: $(CURDIR)/_build/html/index.html"
