@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
+from ._rowops import row_dots
 from ._validation import ConvergenceWarning, check_positive_int, check_X, check_X_y
 
 __all__ = ["Trace", "OnlineLearner", "LinearPredictorMixin", "predict_from_scores"]
@@ -121,7 +122,7 @@ class LinearPredictorMixin:
         """Signed score :math:`\\mathbf w^\\top \\mathbf x + b` of each example, shape (n_samples,)."""
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_)
-        return Xa @ self.coef_ + self.intercept_
+        return row_dots(Xa, self.coef_) + self.intercept_  # same bits on every CPU, unlike BLAS
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels in {-1, +1} (a score of exactly 0 is predicted -1)."""

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ._rowops import row_score
+from ._rowops import row_score, row_sqnorms
 from ._validation import (
     check_positive_float,
     check_positive_int,
@@ -22,6 +22,7 @@ from ._validation import (
 )
 
 __all__ = [
+    "GRID_BITS",
     "SeparableData",
     "NoisyData",
     "random_unit_vector",
@@ -86,25 +87,51 @@ def _check_geometry(n_samples, n_features, margin, radius, *, min_features: int)
     return n, d, gamma, R
 
 
+GRID_BITS = 20
+"""Synthetic data lie on the dyadic grid of step ``2**(e - GRID_BITS)``, where ``2**e <= R < 2**(e + 1)``."""
+
+
+def _grid_step(R: float) -> float:
+    """The grid step for data of radius ``R``.
+
+    The power of two with ``R / 2**(GRID_BITS + 1) < step <= R / 2**GRID_BITS``.
+    """
+    return float(2.0 ** (np.floor(np.log2(R)) - GRID_BITS))
+
+
 def _separator_and_labels(n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """A random unit separator and random labels, example 0 labelled +1 and example 1 labelled -1."""
-    u = random_unit_vector(d, rng)
+    """A random signed coordinate axis as unit separator, and random labels (example 0 is +1, example 1 is -1)."""
+    u = np.zeros(d)
+    u[rng.integers(d)] = rng.choice(np.array([-1.0, 1.0]))
     y = rng.choice(np.array([-1.0, 1.0]), size=n)
     y[0], y[1] = 1.0, -1.0
     return u, y
 
 
-def _orthogonal_directions(n: int, u: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``n`` random unit vectors orthogonal to the unit vector ``u`` (needs ``len(u) >= 2``)."""
-    Z = rng.standard_normal((n, u.shape[0]))
-    Z -= np.outer(Z @ u, u)
-    norms = np.linalg.norm(Z, axis=1)
+def _perpendicular(length: np.ndarray, u: np.ndarray, step: float, rng: np.random.Generator) -> np.ndarray:
+    """Random vectors orthogonal to the axis ``u``, of norm at most ``length``, on the grid of ``step``.
+
+    A direction is drawn uniformly on the unit sphere of the other ``d - 1``
+    coordinates and scaled to ``length``; every coordinate is then truncated
+    towards 0 to a multiple of ``step``, so no norm grows (each shrinks by less
+    than ``step * sqrt(d)``). Needs ``len(u) >= 2``.
+    """
+    n, d = length.shape[0], u.shape[0]
+    axis = u != 0.0
+    Z = rng.standard_normal((n, d))
+    Z[:, axis] = 0.0
+    norms = np.sqrt(row_sqnorms(Z))
     while np.any(norms == 0.0):  # probability zero; never divide by zero
         bad = norms == 0.0
-        Z[bad] = rng.standard_normal((int(bad.sum()), u.shape[0]))
-        Z[bad] -= np.outer(Z[bad] @ u, u)
-        norms = np.linalg.norm(Z, axis=1)
-    return Z / norms[:, None]
+        Z[bad] = rng.standard_normal((int(bad.sum()), d))
+        Z[:, axis] = 0.0
+        norms = np.sqrt(row_sqnorms(Z))
+    return np.trunc(Z * (length / norms / step)[:, None]) * step
+
+
+def _on_axis(t: np.ndarray, y: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The examples ``y_i t_i u`` (``u`` a signed coordinate axis): exact, no rounding."""
+    return (y * t)[:, None] * u[None, :]
 
 
 def make_separable(
@@ -115,19 +142,29 @@ def make_separable(
     radius: float = 1.0,
     random_state=None,
 ) -> SeparableData:
-    r"""Linearly separable data whose radius and margin are exactly the ones asked for.
+    r"""Linearly separable data with the radius and margin asked for, on a dyadic grid.
 
-    A unit vector :math:`\mathbf u` is drawn at random; every example is
-    :math:`\mathbf x_i = y_i t_i \mathbf u + \mathbf z_i` with
-    :math:`t_i \in [\gamma, R]` and :math:`\mathbf z_i \perp \mathbf u`,
+    The separator :math:`\mathbf u` is a coordinate axis with a random sign
+    (the perceptron treats every rotation of the data alike, so this loses no
+    generality); every example is :math:`\mathbf x_i = y_i t_i \mathbf u + \mathbf z_i`
+    with :math:`t_i \in [\gamma, R]` and :math:`\mathbf z_i \perp \mathbf u`,
     :math:`\|\mathbf z_i\|^2 \le R^2 - t_i^2`. Example 0 has
-    :math:`t_0 = \gamma` and :math:`\|\mathbf x_0\| = R` (when
-    ``n_features >= 2``; with one feature example 1 has norm :math:`R`), so
+    :math:`t_0 = \gamma` and the longest :math:`\mathbf z_0`, so
 
-    .. math:: \max_i \|\mathbf x_i\| = R, \qquad \min_i y_i\,\mathbf u^\top \mathbf x_i = \gamma
+    .. math:: \max_i \|\mathbf x_i\| \approx R, \qquad \min_i y_i\,\mathbf u^\top \mathbf x_i = \gamma'
 
-    hold exactly (up to rounding), as the Block--Novikoff theorem
-    (book section 1.3, label ``perc-thm-novikoff``) needs.
+    as the Block--Novikoff theorem (book section 1.3, label
+    ``perc-thm-novikoff``) needs, where :math:`\gamma' \ge \gamma` is
+    :math:`\gamma` rounded up to the grid.
+
+    Every coordinate is a multiple of a power of two ``step`` with
+    ``R / 2**21 < step <= R / 2**20`` (:data:`GRID_BITS`). Then every score
+    :math:`\mathbf w^\top\mathbf x_i` of a perceptron trained on the data is
+    computed *exactly* in float64, in any order of summation, as long as it has
+    made fewer than about four million updates: its outcome is the same on every
+    CPU, with every BLAS. The grid costs little: :math:`\gamma' - \gamma < ` ``step``
+    and :math:`R - \sqrt d\,` ``step`` :math:`< \max_i\|\mathbf x_i\| \le R` (when
+    :math:`\gamma'\le R`).
 
     Parameters
     ----------
@@ -146,20 +183,19 @@ def make_separable(
         ``(X, y, u)``.
     """
     n, d, gamma, R = _check_geometry(n_samples, n_features, margin, radius, min_features=1)
+    step = _grid_step(R)
     rng = check_rng(random_state)
     u, y = _separator_and_labels(n, d, rng)
-    t = rng.uniform(gamma, R, size=n)
-    t[0] = gamma
+    top = max(np.floor(R / step), np.ceil(gamma / step))
+    t = np.minimum(np.ceil(rng.uniform(gamma, R, size=n) / step), top) * step
+    t[0] = np.ceil(gamma / step) * step
     if d == 1:
-        t[1] = R
-        X = (y * t)[:, None] * u[None, :]
-        return SeparableData(X, y, u)
-    # Perpendicular parts: a random direction orthogonal to u and a random length.
-    Z = _orthogonal_directions(n, u, rng)
+        t[1] = top * step
+        return SeparableData(_on_axis(t, y, u), y, u)
     room = np.sqrt(np.maximum(R * R - t * t, 0.0))
     length = room * rng.uniform(0.0, 1.0, size=n)
     length[0] = room[0]
-    X = (y * t)[:, None] * u[None, :] + length[:, None] * Z
+    X = _on_axis(t, y, u) + _perpendicular(length, u, step, rng)
     return SeparableData(X, y, u)
 
 
@@ -195,11 +231,16 @@ def make_shell(
     radius: float = 1.0,
     random_state=None,
 ) -> SeparableData:
-    r"""Separable data with *every* example at norm :math:`R` and margin exactly :math:`\gamma`.
+    r"""Separable data with *every* example at norm :math:`\approx R` and margin exactly :math:`\gamma'`.
 
-    Each example is :math:`\mathbf x_i = y_i\gamma\,\mathbf u + \sqrt{R^2-\gamma^2}\,\mathbf z_i`
-    with :math:`\mathbf z_i` a random unit vector orthogonal to :math:`\mathbf u`:
-    the examples lie on the "shell" where both inequalities of the
+    Each example is :math:`\mathbf x_i = y_i\gamma'\,\mathbf u + \mathbf z_i` with
+    :math:`\mathbf z_i \perp \mathbf u` of norm :math:`\sqrt{R^2-\gamma'^2}` in a random
+    direction, where :math:`\mathbf u` is a coordinate axis with a random sign
+    and :math:`\gamma'` is :math:`\gamma` rounded up to the grid (as in
+    :func:`make_separable`, whose grid and exactness this shares). So
+    :math:`y_i\mathbf u^\top\mathbf x_i = \gamma'` *exactly* for every example,
+    and :math:`R - \sqrt d\,` ``step`` :math:`< \|\mathbf x_i\| \le R`.
+    The examples lie on the "shell" where both inequalities of the
     Block--Novikoff proof (book section 1.3) can be nearly tight, so an
     adversarial order (:func:`greedy_adversarial_order`) makes the perceptron
     err close to :math:`(R/\gamma)^2` times when ``n_features`` is large
@@ -214,10 +255,12 @@ def make_shell(
     random_state : None, int or numpy.random.Generator
     """
     n, d, gamma, R = _check_geometry(n_samples, n_features, margin, radius, min_features=2)
+    step = _grid_step(R)
     rng = check_rng(random_state)
     u, y = _separator_and_labels(n, d, rng)
-    Z = _orthogonal_directions(n, u, rng)
-    X = (y * gamma)[:, None] * u[None, :] + np.sqrt(R * R - gamma * gamma) * Z
+    t = np.full(n, np.ceil(gamma / step) * step)
+    length = np.full(n, np.sqrt(max(R * R - t[0] * t[0], 0.0)))
+    X = _on_axis(t, y, u) + _perpendicular(length, u, step, rng)
     return SeparableData(X, y, u)
 
 
@@ -263,36 +306,34 @@ def make_orthogonal_worst_case(
 
 
 @numba.njit(cache=True)
-def _greedy_order(X, y, u, max_rounds):  # pragma: no cover - compiled
+def _greedy_order(X, y, u, sqnorm, max_rounds, tol):  # pragma: no cover - compiled
     n, d = X.shape
     w = np.zeros(d)
     order = np.empty(max_rounds, dtype=np.int64)
     progress = np.empty(n)
+    scale = 0.0
     for i in range(n):
-        s = 0.0
-        for j in range(d):
-            s += u[j] * X[i, j]
+        s, _ = row_score(u, X, i)
         progress[i] = y[i] * s
-    sqnorm = np.empty(n)
-    for i in range(n):
-        s = 0.0
-        for j in range(d):
-            s += X[i, j] * X[i, j]
-        sqnorm[i] = s
+        scale = max(scale, abs(progress[i]))
+    violated = np.empty(n, dtype=np.bool_)
+    growth = np.empty(n)
     rounds = 0
     while rounds < max_rounds:
-        best = -1
-        best_progress = np.inf
-        best_growth = -np.inf
+        # Pass 1: which examples does the perceptron get wrong, and the least progress among them.
+        least = np.inf
         for i in range(n):
             f, _ = row_score(w, X, i)  # the perceptron's own score, to the last bit
             ywx = y[i] * f
-            if ywx <= 0.0:
-                growth = sqnorm[i] + 2.0 * ywx
-                if progress[i] < best_progress or (progress[i] == best_progress and growth > best_growth):
-                    best = i
-                    best_progress = progress[i]
-                    best_growth = growth
+            violated[i] = ywx <= 0.0
+            growth[i] = sqnorm[i] + 2.0 * ywx  # ||w + y x||^2 - ||w||^2
+            if violated[i] and progress[i] < least:
+                least = progress[i]
+        # Pass 2: among the violated examples within tol of the least progress, the largest growth.
+        best = -1
+        for i in range(n):
+            if violated[i] and progress[i] <= least + tol * scale and (best < 0 or growth[i] > growth[best]):
+                best = i
         if best < 0:
             break
         for j in range(d):
@@ -302,22 +343,41 @@ def _greedy_order(X, y, u, max_rounds):  # pragma: no cover - compiled
     return order[:rounds]
 
 
-def greedy_adversarial_order(X, y, u, *, max_rounds: int = 100_000) -> np.ndarray:
+def greedy_adversarial_order(X, y, u, *, max_rounds: int = 100_000, tol: float = 1e-9) -> np.ndarray:
     r"""A sequence of example indices chosen to make the perceptron err often.
 
     An adversary that knows the separator :math:`\mathbf u` replays the
     perceptron (start at 0, update :math:`\mathbf w \leftarrow \mathbf w + y\mathbf x`
-    when :math:`y\,\mathbf w^\top\mathbf x \le 0`) and, at every round,
-    presents the misclassified example that makes the least progress towards
-    :math:`\mathbf u` (smallest :math:`y\,\mathbf u^\top \mathbf x`), breaking
-    ties by the largest growth of :math:`\|\mathbf w\|^2`. These are the two
+    when :math:`y\,\mathbf w^\top\mathbf x \le 0`). At every round it
+    presents, among the examples the perceptron gets wrong, one that makes the
+    least progress towards :math:`\mathbf u` (smallest
+    :math:`y\,\mathbf u^\top \mathbf x`) and, among those, the one that makes
+    :math:`\|\mathbf w\|^2` grow most (largest
+    :math:`\|\mathbf x\|^2 + 2y\,\mathbf w^\top\mathbf x`). These are the two
     quantities of the Block--Novikoff proof (book section 1.3): the adversary
-    makes both of its inequalities as loose as it can.
+    makes both of its inequalities as loose as it can, the first one first.
+
+    Progress values within ``tol * max_i |y_i u^T x_i|`` of the least count as
+    equal, so that rounding errors do not make the choice; remaining ties go to
+    the first index. On :func:`make_shell` data every progress is exactly the
+    same, so the adversary picks by growth alone. Every sum is added in the
+    fixed order of :func:`olbook._rowops.row_score`, so the sequence is the
+    same on every CPU.
 
     Every round of the returned sequence is an update, so feeding
     ``X[order], y[order]`` to :class:`olbook.Perceptron` in one pass
     reproduces ``len(order)`` updates. It ends when no example is
     misclassified any more (or after ``max_rounds``).
+
+    Parameters
+    ----------
+    X, y : array-like
+        The data, labels in {-1, +1}.
+    u : array-like
+        A separator (need not have unit norm).
+    max_rounds : int, default=100_000
+    tol : float, default=1e-9
+        Relative tolerance of "least progress", ``0 <= tol``.
 
     Returns
     -------
@@ -328,8 +388,12 @@ def greedy_adversarial_order(X, y, u, *, max_rounds: int = 100_000) -> np.ndarra
     ua = np.asarray(u, dtype=np.float64).ravel()
     if ua.shape[0] != Xa.shape[1]:
         raise ValueError(f"u has {ua.shape[0]} entries but X has {Xa.shape[1]} features.")
+    if not np.all(np.isfinite(ua)):
+        raise ValueError("u contains NaN or inf.")
     m = check_positive_int(max_rounds, "max_rounds")
-    return _greedy_order(Xa, ya, ua, m)
+    if not (isinstance(tol, (int, float, np.floating, np.integer)) and np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}.")
+    return _greedy_order(Xa, ya, ua, row_sqnorms(Xa), m, float(tol))
 
 
 # name -> what the data set is and which class is +1

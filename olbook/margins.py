@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import linprog
 
+from ._rowops import row_dots, row_sqnorms
 from ._validation import check_bool, check_positive_float, check_X, check_X_y
 
 __all__ = [
@@ -44,17 +45,17 @@ def margin(X, y, w, intercept: float = 0.0) -> float:
     """
     Xa, ya = check_X_y(X, y)
     wa = _as_vector(w, Xa.shape[1], "w")
-    norm = np.linalg.norm(wa)
+    norm = float(np.sqrt(row_sqnorms(wa[None, :])[0]))
     if norm == 0.0:
         raise ValueError("w is the zero vector: it defines no hyperplane, so it has no margin.")
     if not np.isfinite(intercept):
         raise ValueError("intercept must be finite.")
-    return float(np.min(ya * (Xa @ wa + intercept)) / norm)
+    return float(np.min(ya * (row_dots(Xa, wa) + intercept)) / norm)
 
 
 def radius(X) -> float:
     r"""Radius of the data: :math:`R = \max_i \|\mathbf x_i\|` (a ball about the origin)."""
-    return float(np.max(np.linalg.norm(check_X(X), axis=1)))
+    return float(np.sqrt(np.max(row_sqnorms(check_X(X)))))
 
 
 def novikoff_bound(radius: float, margin: float) -> float:

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._rowops import row_score
+from ._rowops import row_dots, row_score, row_sqnorms
 from ._validation import all_finite, check_bool, check_positive_int, check_X, non_finite_error
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 
-@numba.njit(cache=True, fastmath={"reassoc"})
+@numba.njit(cache=True)
 def perceptron_epoch(X, y, w, b, fit_intercept, mistakes, updates):
     """One pass of the perceptron over ``(X, y)`` in order.
 
@@ -137,7 +137,7 @@ def _normalize_rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
     if not all_finite(X):
         raise non_finite_error(X)
     A = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
-    norms = np.linalg.norm(A, axis=1)
+    norms = np.sqrt(row_sqnorms(np.ascontiguousarray(A)))
     zero = np.flatnonzero(norms == 0.0)
     if zero.size:
         raise ValueError(
@@ -204,7 +204,7 @@ class NormalizedPerceptron(Perceptron):
         """Score :math:`\\mathbf w^\\top \\hat{\\mathbf a}` of each normalized example."""
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_)
-        return _normalize_rows(Xa, self._intercept) @ self._w
+        return row_dots(_normalize_rows(Xa, self._intercept), self._w)
 
 
 class AveragedPerceptron(Perceptron):
@@ -256,7 +256,7 @@ class AveragedPerceptron(Perceptron):
         # Sum of the n weight vectors after each round of this pass.
         idx = np.flatnonzero(updates)
         lasting = (n - idx) * y[idx]
-        w_sum = n * w0 + lasting @ X[idx]
+        w_sum = n * w0 + (lasting[:, None] * X[idx]).sum(axis=0)  # rows added in order: same bits on every CPU
         b_sum = n * b0 + (lasting.sum() if self.fit_intercept else 0.0)
         t0 = self._rounds
         self._rounds = t0 + n
@@ -332,6 +332,9 @@ class VotedPerceptron(Perceptron):
         """
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_)
-        votes = np.where(Xa @ self.vectors_.T + self.intercepts_ > 0.0, 1.0, -1.0)
+        scores = np.empty((Xa.shape[0], len(self.vectors_)))
+        for k, v in enumerate(self.vectors_):  # row_dots, not BLAS: the same votes on every CPU
+            scores[:, k] = row_dots(Xa, v)
+        votes = np.where(scores + self.intercepts_ > 0.0, 1.0, -1.0)
         total = self.counts_.sum()
         return votes @ self.counts_ / total if total > 0 else np.full(Xa.shape[0], -1.0)

@@ -15,7 +15,7 @@ from ._validation import check_bool, check_nonnegative_int, check_rng, check_X_y
 __all__ = ["Pocket", "pocket_run"]
 
 
-@numba.njit(cache=True, fastmath={"reassoc"})
+@numba.njit(cache=True)
 def pocket_run(X, y, fit_intercept, draws, w, pocket_w):
     """Run the pocket algorithm; ``w`` and ``pocket_w`` (length d+1, bias last) are filled in place.
 

@@ -21,6 +21,16 @@ from olbook.data import (
 )
 
 
+def _grid_step(R):
+    return 2.0 ** (np.floor(np.log2(R)) - olbook.data.GRID_BITS)
+
+
+def _assert_on_grid(X, R):
+    step = _grid_step(R)
+    assert np.all(X / step == np.round(X / step)), "not every coordinate is a multiple of the grid step"
+    assert R / 2.0 ** (olbook.data.GRID_BITS + 1) < step <= R / 2.0**olbook.data.GRID_BITS
+
+
 # --------------------------------------------------------------------------- make_separable
 @pytest.mark.parametrize(
     ("n", "d", "gamma", "R"),
@@ -36,13 +46,29 @@ from olbook.data import (
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_make_separable_exact_geometry(n, d, gamma, R, seed):
     X, y, u = make_separable(n, d, margin=gamma, radius=R, random_state=seed)
+    step = _grid_step(R)
     assert X.shape == (n, d) and y.shape == (n,) and u.shape == (d,)
-    assert np.isclose(np.linalg.norm(u), 1.0, rtol=0, atol=1e-14)
-    assert abs(olbook.radius(X) - R) <= 1e-12 * max(R, 1.0)
-    assert abs(olbook.margin(X, y, u) - gamma) <= 1e-12 * max(R, 1.0)
-    assert np.all(y * (X @ u) >= gamma - 1e-12)
+    assert np.count_nonzero(u) == 1 and np.linalg.norm(u) == 1.0  # a signed coordinate axis
+    _assert_on_grid(X, R)
+    # Radius: at most R, and within sqrt(d) grid steps of it.
+    assert R - np.sqrt(d) * step < olbook.radius(X) <= R
+    # Margin: gamma rounded up to the grid, exactly (u is an axis: y u.x is one coordinate).
+    g = olbook.margin(X, y, u)
+    assert g == np.ceil(gamma / step) * step and gamma <= g < gamma + step
+    assert np.all(y * (X @ u) >= gamma)
     assert set(np.unique(y)) == {-1.0, 1.0}
     assert olbook.is_linearly_separable(X, y, fit_intercept=False)
+
+
+def test_grid_makes_every_score_exact():
+    # On grid data the perceptron's scores are exact, so BLAS, the fixed order and the
+    # reversed order give the same bits, and so do all their decisions.
+    X, y, _ = make_shell(400, 60, margin=0.05, radius=3.0, random_state=4)
+    W = np.cumsum(y[:, None] * X, axis=0)  # weight vectors of 400 updates, exact on the grid
+    for w in W[::37]:
+        s = X @ w
+        assert np.array_equal(s, olbook._rowops.row_dots(X, w))
+        assert np.array_equal(s, olbook._rowops.row_dots(X[:, ::-1].copy(), w[::-1].copy()))
 
 
 def test_make_separable_deterministic():
@@ -94,9 +120,13 @@ def test_random_unit_vector():
 def test_make_shell_every_point_on_shell(n, d, gamma, R, seed):
     X, y, u = make_shell(n, d, margin=gamma, radius=R, random_state=seed)
     assert X.shape == (n, d)
-    assert np.allclose(np.linalg.norm(X, axis=1), R, rtol=0, atol=1e-12 * R)
-    assert np.allclose(y * (X @ u), gamma, rtol=0, atol=1e-12 * R)
-    assert abs(olbook.margin(X, y, u) - gamma) <= 1e-12 * R
+    step = _grid_step(R)
+    _assert_on_grid(X, R)
+    norms = np.linalg.norm(X, axis=1)
+    assert np.all(norms <= R) and np.all(norms > R - np.sqrt(d) * step)
+    g = np.ceil(gamma / step) * step
+    assert np.all(y * (X @ u) == g)  # every progress exactly equal: no rounding decides the adversary
+    assert olbook.margin(X, y, u) == g and gamma <= g < gamma + step
     assert set(np.unique(y)) == {-1.0, 1.0}
     X2, _, _ = make_shell(n, d, margin=gamma, radius=R, random_state=seed)
     assert np.array_equal(X, X2)
@@ -181,6 +211,33 @@ def test_greedy_first_pick_is_least_progress():
     y = np.array([1.0, 1.0, -1.0])
     order = greedy_adversarial_order(X, y, np.array([1.0, 0.0]))
     assert order[0] == 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_greedy_picks_largest_growth_on_the_shell(seed):
+    # On the shell every progress is equal, so every pick must be a violated example of largest growth.
+    X, y, u = make_shell(300, 40, margin=0.08, random_state=seed)
+    order = greedy_adversarial_order(X, y, u)
+    w = np.zeros(X.shape[1])
+    sq = np.einsum("ij,ij->i", X, X)
+    for i in order:
+        ywx = y * (X @ w)
+        growth = np.where(ywx <= 0, sq + 2 * ywx, -np.inf)
+        assert growth[i] == growth.max()
+        w += y[i] * X[i]
+    assert len(order) >= 0.9 * olbook.perceptron_bound(X, y, u).bound
+
+
+def test_greedy_tolerance_groups_near_equal_progress():
+    # Progress 1 and 1 + 1e-12 count as equal under the default tol; then growth decides (example 1: larger norm).
+    X = np.array([[1.0, 0.1], [1.0 + 1e-12, 0.9]])
+    y = np.array([1.0, 1.0])
+    u = np.array([1.0, 0.0])
+    assert greedy_adversarial_order(X, y, u)[0] == 1
+    assert greedy_adversarial_order(X, y, u, tol=0.0)[0] == 0
+    for bad in (-1.0, np.nan, "a"):
+        with pytest.raises(ValueError, match="tol must be"):
+            greedy_adversarial_order(X, y, u, tol=bad)
 
 
 def test_greedy_order_agrees_with_perceptron_near_ties():

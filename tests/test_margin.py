@@ -28,7 +28,7 @@ def test_margin_invariant_to_scaling(scale):
     X, y, u = make_separable(30, 4, margin=0.2, radius=2.0, random_state=0)
     assert np.isclose(olbook.margin(X, y, scale * u), olbook.margin(X, y, u), rtol=1e-12)
     assert np.isclose(olbook.margin(X, y, scale * u, scale * 0.1), olbook.margin(X, y, u, 0.1), rtol=1e-12)
-    assert np.isclose(olbook.margin(X, y, u), 0.2, rtol=1e-12)
+    assert 0.2 <= olbook.margin(X, y, u) < 0.2 + 2.0 * 2.0**-olbook.data.GRID_BITS  # 0.2 rounded up to the grid
 
 
 def test_margin_rejects_bad_input():
@@ -84,8 +84,9 @@ def test_perceptron_bound_by_hand():
 def test_perceptron_bound_with_intercept_formula(seed):
     """For a unit u with margin gamma: (R^2 + 1)(1 + b^2) / gamma^2."""
     rng = np.random.default_rng(seed)
-    gamma, b = 0.1, rng.uniform(-2, 2)
-    X, y, u = make_separable(40, 3, margin=gamma, random_state=seed)
+    b = rng.uniform(-2, 2)
+    X, y, u = make_separable(40, 3, margin=0.1, random_state=seed)
+    gamma = olbook.margin(X, y, u)  # 0.1 rounded up to the data's grid
     Xs = X - b * u  # y (u.x' + b) = y u.x >= gamma
     mb = olbook.perceptron_bound(Xs, y, u, b, fit_intercept=True)
     R = olbook.radius(Xs)
@@ -93,7 +94,7 @@ def test_perceptron_bound_with_intercept_formula(seed):
     assert np.isclose(mb.radius**2, R**2 + 1, rtol=1e-12)
     assert np.isclose(mb.margin, gamma / np.sqrt(1 + b**2), rtol=1e-10)
     # Without intercept on the unshifted data: (R/gamma)^2 with R = 1.
-    assert np.isclose(olbook.perceptron_bound(X, y, u).bound, 1 / gamma**2, rtol=1e-10)
+    assert np.isclose(olbook.perceptron_bound(X, y, u).bound, (olbook.radius(X) / gamma) ** 2, rtol=1e-10)
 
 
 def test_perceptron_bound_rejects():
