@@ -6,7 +6,8 @@ Public names (see each docstring for the paper and the book section):
   :class:`AveragedPerceptron`, :class:`VotedPerceptron`, :class:`Pocket`;
 * the online trace: :class:`Trace` (``learner.trace_``);
 * margins and bounds: :func:`margin`, :func:`radius`, :func:`novikoff_bound`,
-  :func:`perceptron_bound`, :func:`find_separator`, :func:`is_linearly_separable`;
+  :func:`perceptron_bound`, :func:`hinge_mistake_bound`,
+  :func:`find_separator`, :func:`is_linearly_separable`;
 * data: the module :mod:`olbook.data`;
 * figures: the module :mod:`olbook.plotting`.
 """
@@ -17,6 +18,7 @@ from ._validation import ConvergenceWarning
 from .margins import (
     MistakeBound,
     find_separator,
+    hinge_mistake_bound,
     is_linearly_separable,
     margin,
     novikoff_bound,
@@ -39,6 +41,7 @@ __all__ = [
     "VotedPerceptron",
     "data",
     "find_separator",
+    "hinge_mistake_bound",
     "is_linearly_separable",
     "margin",
     "novikoff_bound",

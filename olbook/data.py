@@ -355,7 +355,8 @@ def greedy_adversarial_order(X, y, u, *, max_rounds: int = 100_000, tol: float =
     :math:`\|\mathbf w\|^2` grow most (largest
     :math:`\|\mathbf x\|^2 + 2y\,\mathbf w^\top\mathbf x`). These are the two
     quantities of the Block--Novikoff proof (book section 1.3): the adversary
-    makes both of its inequalities as loose as it can, the first one first.
+    makes both of its inequalities as tight as it can (little progress, much
+    growth), the first one first.
 
     Progress values within ``tol * max_i |y_i u^T x_i|`` of the least count as
     equal, so that rounding errors do not make the choice; remaining ties go to

@@ -1,7 +1,7 @@
 """Margins, radii, linear separability and the perceptron's mistake bound.
 
 Book: chapter 1, sections 1.3--1.5 (``perc-thm-novikoff``, ``perc-sec-bias``,
-``perc-sec-separability``).
+``perc-sec-separability``, ``perc-thm-nonseparable``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ __all__ = [
     "novikoff_bound",
     "MistakeBound",
     "perceptron_bound",
+    "hinge_mistake_bound",
     "find_separator",
     "is_linearly_separable",
 ]
@@ -120,6 +121,60 @@ def perceptron_bound(X, y, u, intercept: float = 0.0, *, fit_intercept: bool = F
         raise ValueError(f"u does not separate the data: its margin is {g:.3g} <= 0.")
     R = radius(Xh)
     return MistakeBound(novikoff_bound(R, g), R, g)
+
+
+def hinge_mistake_bound(X, y, u, gamma: float) -> tuple[float, float]:
+    r"""Freund and Schapire's bound :math:`((R + D)/\gamma)^2` on the perceptron's updates, and :math:`D`.
+
+    The rows of ``(X, y)`` are the *sequence* the perceptron sees, in order,
+    one row per round (present a data set twice: stack it twice). For a unit
+    vector :math:`\mathbf u` (``u`` is divided by its norm) and any
+    :math:`\gamma > 0`, the deviation of round :math:`t` is
+
+    .. math:: d_t = \max(0,\ \gamma - y_t\,\mathbf u^\top\mathbf x_t),
+       \qquad D = \Big(\sum_t d_t^2\Big)^{1/2},
+
+    and the perceptron started at :math:`\mathbf w_1 = \mathbf 0` makes at most
+    :math:`((R + D)/\gamma)^2` updates (hence mistakes) on the sequence, with
+    :math:`R = \max_t\|\mathbf x_t\|`, whether or not the data is separable
+    (Freund and Schapire, "Large margin classification using the perceptron
+    algorithm", Machine Learning 37(3), 1999, Theorem 2; book section 1.5,
+    ``perc-thm-nonseparable``). With :math:`D = 0` it is the Block--Novikoff
+    bound :math:`(R/\gamma)^2`. The bound holds for every :math:`\gamma`;
+    the best one is the minimum over :math:`\gamma`.
+
+    Margins and norms are summed in the fixed order of
+    :func:`olbook._rowops.row_dots` and :func:`~olbook._rowops.row_sqnorms`, so
+    the result is the same on every CPU.
+
+    Parameters
+    ----------
+    X, y : array-like
+        The sequence of examples, shape (T, n_features), and its labels in {-1, +1}.
+    u : array-like
+        The comparator, any nonzero vector of length ``n_features``.
+    gamma : float
+        :math:`\gamma > 0`.
+
+    Returns
+    -------
+    (bound, D) : tuple of float
+
+    Raises
+    ------
+    ValueError
+        If ``u`` is zero or has the wrong length, or ``gamma`` is not a finite number > 0.
+    """
+    Xa, ya = check_X_y(X, y)
+    ua = _as_vector(u, Xa.shape[1], "u")
+    g = check_positive_float(gamma, "gamma")
+    norm = float(np.sqrt(row_sqnorms(ua[None, :])[0]))
+    if norm == 0.0:
+        raise ValueError("u is the zero vector: it is no comparator (it has no direction).")
+    d = np.maximum(0.0, g - ya * row_dots(Xa, ua) / norm)
+    D = float(np.sqrt(row_sqnorms(d[None, :])[0]))
+    R = radius(Xa)
+    return ((R + D) / g) ** 2, D
 
 
 def find_separator(X, y, *, fit_intercept: bool = True) -> tuple[np.ndarray, float] | None:
