@@ -9,12 +9,19 @@ Public names (see each docstring for the paper and the book section):
   :func:`perceptron_bound`, :func:`hinge_mistake_bound`,
   :func:`find_separator`, :func:`is_linearly_separable`;
 * data: the module :mod:`olbook.data`;
-* figures: the module :mod:`olbook.plotting`.
+* figures: the module :mod:`olbook.plotting`;
+* max margin and kernels (chapter 2): :class:`SVM`, the module :mod:`olbook.kernels`;
+* experts and online convex optimization (chapter 5): :class:`Halving`,
+  :class:`WeightedMajority`, :class:`Hedge`, :func:`regret`, :class:`OGD`;
+* shattering and VC dimension (chapter 4): the module :mod:`olbook.vc`.
+* boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`.
 """
 
-from . import data, plotting
+from . import data, kernels, plotting, vc
 from ._base import Trace
 from ._validation import ConvergenceWarning
+from .boosting import AdaBoost, Boosting, DecisionStump, WeakLearnerWarning
+from .experts import ExpertTrace, Halving, Hedge, WeightedMajority, regret
 from .margins import (
     MistakeBound,
     find_separator,
@@ -25,27 +32,45 @@ from .margins import (
     perceptron_bound,
     radius,
 )
+from .ogd import OGD
 from .perceptron import AveragedPerceptron, NormalizedPerceptron, Perceptron, VotedPerceptron
 from .pocket import Pocket
+from .svm import SVM
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaBoost",
     "AveragedPerceptron",
+    "Boosting",
     "ConvergenceWarning",
+    "DecisionStump",
+    "ExpertTrace",
+    "Halving",
+    "Hedge",
     "MistakeBound",
     "NormalizedPerceptron",
+    "OGD",
     "Perceptron",
     "Pocket",
+    "SVM",
     "Trace",
     "VotedPerceptron",
+    "WeakLearnerWarning",
+    "WeightedMajority",
+    "boosting",
     "data",
+    "experts",
     "find_separator",
     "hinge_mistake_bound",
     "is_linearly_separable",
+    "kernels",
     "margin",
     "novikoff_bound",
+    "ogd",
     "perceptron_bound",
     "plotting",
     "radius",
+    "regret",
+    "vc",
 ]

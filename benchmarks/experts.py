@@ -1,0 +1,44 @@
+"""Time of Hedge.run for T = 10**6 rounds and m = 100 experts (issue 8).
+
+Prints the best of --repeat runs (after one untimed call that compiles, or
+loads numba's cache), the rate in expert-rounds per second, and the final
+regret beside its bound, so that a fast but wrong run is noticed.
+
+    .venv/bin/python benchmarks/experts.py [--T 1000000] [--m 100] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import olbook
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--T", type=int, default=1_000_000)
+    parser.add_argument("--m", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    L = rng.random((args.T, args.m))
+    olbook.Hedge(args.m).run(L[:10])  # compile before timing
+    for eta in ["anytime", "doubling"]:
+        times = []
+        for _ in range(args.repeat):
+            h = olbook.Hedge(args.m, eta=eta)
+            t0 = time.perf_counter()
+            tr = h.run(L)
+            times.append(time.perf_counter() - t0)
+        best = min(times)
+        print(f"Hedge(eta={eta!r}).run, T={args.T}, m={args.m}: {best:.3f} s "
+              f"({args.T * args.m / best / 1e6:.0f} M expert-rounds/s); "
+              f"regret {tr.regret[-1]:.2f} <= bound {h.regret_bound(args.T):.2f}")
+
+
+if __name__ == "__main__":
+    main()

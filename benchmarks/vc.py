@@ -1,0 +1,46 @@
+"""Speed of olbook.vc (issue 7's closing note).
+
+Times, best of 5 runs:
+* ``shatters(HalfSpaces(), P)`` for 10 points of the plane (target: < 1 s);
+* ``growth(HalfSpaces(), P)`` for the same 10 points (every labelling, LPs);
+* ``growth(AxisAlignedRectangles(), Q)`` for 12 points of R^3;
+* ``shatters(ConvexPolygons(), C)`` for 12 integer points on a circle (4096 labellings).
+
+Run: ``.venv/bin/python benchmarks/vc.py``.
+"""
+
+import time
+
+import numpy as np
+
+from olbook import vc
+
+
+def best_of(f, repeat=5):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t0)
+    return out, min(times)
+
+
+def main():
+    rng = np.random.default_rng(0)
+    P = rng.integers(-8, 9, size=(10, 2)).astype(float)
+    Q = rng.integers(-8, 9, size=(12, 3)).astype(float)
+    circle = np.array([(25, 0), (24, 7), (20, 15), (15, 20), (7, 24), (0, 25), (-7, 24), (-15, 20),
+                       (-20, 15), (-24, 7), (-25, 0), (-24, -7)], dtype=float)
+    cases = [
+        ("shatters(HalfSpaces(), 10 points in R^2)", lambda: vc.shatters(vc.HalfSpaces(), P)),
+        ("growth(HalfSpaces(), 10 points in R^2)", lambda: vc.growth(vc.HalfSpaces(), P)),
+        ("growth(AxisAlignedRectangles(), 12 points in R^3)", lambda: vc.growth(vc.AxisAlignedRectangles(), Q)),
+        ("shatters(ConvexPolygons(), 12 points on a circle)", lambda: vc.shatters(vc.ConvexPolygons(), circle)),
+    ]
+    for name, f in cases:
+        out, t = best_of(f)
+        print(f"{name:52s} -> {out!s:6s} {t * 1e3:9.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

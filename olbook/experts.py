@@ -1,0 +1,300 @@
+"""Prediction with expert advice: Halving, Weighted Majority and Hedge.
+
+Book chapter 5, part 1 (labels ``regret-sec-halving``, ``regret-sec-wm``,
+``regret-sec-hedge``). At each round the learner holds a distribution (or a
+set) over ``m`` experts, the environment reveals the loss of every expert, and
+the learner pays its (expected) loss. The regret after ``T`` rounds is the
+learner's cumulative loss minus that of the best single expert.
+
+All three learners share one interface: :meth:`predict` (the current
+distribution over the experts), :meth:`update` (one round of losses) and
+:meth:`run` (a whole loss matrix, compiled with numba, returning an
+:class:`ExpertTrace`). Every input is checked before any state changes, so a
+rejected call leaves the learner as it was. Sums are taken left to right in a
+fixed order (no ``fastmath``): Halving and Weighted Majority use only ``+``,
+``*`` and comparisons, so their mistake counts are the same on every CPU.
+
+References: Littlestone and Warmuth, "The weighted majority algorithm" (1994);
+Freund and Schapire, "A decision-theoretic generalization of on-line learning
+and an application to boosting" (1997); Cesa-Bianchi and Lugosi, *Prediction,
+Learning, and Games* (2006), chapter 2.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from ._validation import _describe, non_finite_error
+
+__all__ = ["ExpertTrace", "Halving", "WeightedMajority", "Hedge", "regret", "check_losses"]
+
+
+@dataclass(frozen=True)
+class ExpertTrace:
+    """What :meth:`run` returns, one entry per round (0-based).
+
+    Attributes
+    ----------
+    loss : ndarray of shape (T,)
+        The learner's loss at each round: its expected loss ``p_t . l_t`` for
+        Hedge, 1.0 at a mistake (else 0.0) for Halving and Weighted Majority.
+    cumulative_loss : ndarray of shape (T,)
+        Running sum of ``loss`` (since the last reset).
+    best_loss : ndarray of shape (T,)
+        Cumulative loss of the best expert after each round.
+    regret : ndarray of shape (T,)
+        ``cumulative_loss - best_loss``: the regret after each prefix.
+    """
+
+    loss: np.ndarray
+    cumulative_loss: np.ndarray
+    best_loss: np.ndarray
+    regret: np.ndarray
+
+    @property
+    def mistakes(self) -> int:
+        """Total learner loss as an integer (the mistake count of Halving and WM)."""
+        return int(round(float(self.cumulative_loss[-1]))) if self.loss.size else 0
+
+
+def check_losses(losses, n_experts: int | None = None, *, kind: str = "unit", ndim: int = 2) -> np.ndarray:
+    """Return ``losses`` as a float64 array, or raise a ``ValueError`` naming the problem.
+
+    ``kind`` is ``"unit"`` (values in [0, 1], as the regret bounds assume),
+    ``"binary"`` (0 or 1: an expert is right or wrong) or ``"real"`` (any
+    finite value). ``ndim`` is 1 for one round, 2 for a (T, m) matrix.
+    """
+    try:
+        arr = np.asarray(losses, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"losses must be numeric; could not convert them to float64 ({exc})") from None
+    shape = "(n_experts,)" if ndim == 1 else "(n_rounds, n_experts)"
+    if arr.ndim != ndim:
+        raise ValueError(f"losses must be a {ndim}-D array of shape {shape}; got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"losses is empty (shape {arr.shape}).")
+    if n_experts is not None and arr.shape[-1] != n_experts:
+        raise ValueError(f"losses has {arr.shape[-1]} experts (columns), but the learner has {n_experts}.")
+    if not np.all(np.isfinite(arr)):
+        raise non_finite_error(arr, "losses")
+    if kind == "binary" and np.any((arr != 0.0) & (arr != 1.0)):
+        raise ValueError(f"losses must be 0 (expert right) or 1 (expert wrong); found {_describe(arr)}.")
+    if kind == "unit":
+        lo, hi = float(arr.min()), float(arr.max())
+        if lo < 0.0 or hi > 1.0:
+            raise ValueError(
+                f"losses must lie in [0, 1], the range the regret bound assumes; found values in "
+                f"[{lo!r}, {hi!r}]. Rescale them, or use Hedge(bounded=False) to give up the bound."
+            )
+    return np.ascontiguousarray(arr)
+
+
+def _check_n_experts(n_experts) -> int:
+    if isinstance(n_experts, bool) or not isinstance(n_experts, numbers.Integral) or n_experts < 1:
+        raise ValueError(f"n_experts must be an integer >= 1; got {n_experts!r}.")
+    return int(n_experts)
+
+
+def regret(losses, choices) -> float:
+    """Regret of a sequence of choices against the best fixed expert.
+
+    ``choices`` is either a 1-D array of expert indices (a deterministic
+    learner follows expert ``choices[t]`` at round ``t``) or a (T, m) array of
+    distributions (the learner's expected loss is ``p_t . l_t``). Returns
+    ``sum_t loss_t - min_i sum_t l_{t,i}`` (book, definition ``regret-def-regret``).
+    """
+    L = check_losses(losses, kind="real")
+    c = np.asarray(choices)
+    if c.ndim == 1:
+        if c.shape[0] != L.shape[0] or not np.issubdtype(c.dtype, np.integer):
+            raise ValueError(f"choices must be {L.shape[0]} integer expert indices; got {c.dtype} of shape {c.shape}.")
+        if c.min() < 0 or c.max() >= L.shape[1]:
+            raise ValueError(f"choices must lie in [0, {L.shape[1] - 1}]; found [{c.min()}, {c.max()}].")
+        paid = L[np.arange(L.shape[0]), c]
+    else:
+        P = np.asarray(c, dtype=np.float64)
+        if P.shape != L.shape:
+            raise ValueError(f"choices has shape {P.shape}; the losses have shape {L.shape}.")
+        paid = _rowwise_dot(np.ascontiguousarray(P), L)
+    return float(np.cumsum(paid)[-1] - np.cumsum(L, axis=0)[-1].min())
+
+
+@numba.njit(cache=True)
+def _rowwise_dot(P, L):  # pragma: no cover - compiled
+    out = np.empty(P.shape[0])
+    for t in range(P.shape[0]):
+        acc = 0.0
+        for i in range(P.shape[1]):
+            acc += P[t, i] * L[t, i]
+        out[t] = acc
+    return out
+
+
+def _trace(loss: np.ndarray, best: np.ndarray, offset: float) -> ExpertTrace:
+    cum = np.cumsum(loss) + offset
+    return ExpertTrace(loss=loss, cumulative_loss=cum, best_loss=best, regret=cum - best)
+
+
+@numba.njit(cache=True)
+def _majority_run(L, w, beta, total):  # pragma: no cover - compiled
+    """Halving (beta = 0) and Weighted Majority: w, total updated in place.
+
+    A round is a mistake when the weight of the wrong experts is at least that
+    of the right ones (a tie is counted against the learner). Weights are
+    rescaled by 2**600 when the largest falls below 2**-600 (exact).
+    """
+    T, m = L.shape
+    loss = np.zeros(T)
+    best = np.empty(T)
+    for t in range(T):
+        wrong = 0.0
+        right = 0.0
+        for i in range(m):
+            if L[t, i] > 0.0:
+                wrong += w[i]
+            else:
+                right += w[i]
+        if wrong >= right:
+            loss[t] = 1.0
+        top = 0.0
+        b = np.inf
+        for i in range(m):
+            if L[t, i] > 0.0:
+                w[i] *= beta
+            total[i] += L[t, i]
+            top = max(top, w[i])
+            b = min(b, total[i])
+        if 0.0 < top < 2.0**-600:
+            for i in range(m):
+                w[i] *= 2.0**600
+        best[t] = b
+    return loss, best
+
+
+class _Majority:
+    """Shared code of Halving and Weighted Majority (deterministic, binary losses)."""
+
+    _beta = 0.0
+
+    def __init__(self, n_experts: int) -> None:
+        self.n_experts = _check_n_experts(n_experts)
+        self.reset()
+
+    def reset(self) -> _Majority:
+        """Forget everything: uniform weights, no rounds played."""
+        self.weights_ = np.ones(self.n_experts)
+        self.expert_loss_ = np.zeros(self.n_experts)
+        self.mistakes_ = 0
+        self.n_rounds_ = 0
+        return self
+
+    def predict(self) -> np.ndarray:
+        """The current weights, normalized to a distribution over the experts."""
+        return self.weights_ / math.fsum(self.weights_)
+
+    def vote(self, advice) -> int:
+        """Weighted-majority vote on advice in {-1, +1}^m: +1 if its weight is larger, else -1."""
+        a = np.asarray(advice, dtype=np.float64)
+        if a.shape != (self.n_experts,) or np.any((a != 1.0) & (a != -1.0)):
+            raise ValueError(f"advice must be {self.n_experts} labels in {{-1, +1}}; got shape {a.shape}.")
+        plus = float(np.sum(np.where(a > 0, self.weights_, 0.0)))
+        minus = float(np.sum(np.where(a < 0, self.weights_, 0.0)))
+        return 1 if plus > minus else -1
+
+    def _check_round(self, L: np.ndarray) -> None:  # overridden by Halving
+        return None
+
+    def update(self, losses) -> bool:
+        """Play one round: ``losses[i]`` is 1 if expert i was wrong. Returns True at a mistake."""
+        L = check_losses(losses, self.n_experts, kind="binary", ndim=1)
+        self._check_round(L[None, :])
+        tr = self._play(L[None, :])
+        return bool(tr.loss[0])
+
+    def run(self, loss_matrix, *, reset: bool = True) -> ExpertTrace:
+        """Play every row of a (T, m) 0/1 loss matrix; return the :class:`ExpertTrace`."""
+        L = check_losses(loss_matrix, self.n_experts, kind="binary")
+        if reset:
+            saved = (self.weights_, self.expert_loss_, self.mistakes_, self.n_rounds_)
+            self.reset()
+        try:
+            self._check_round(L)
+        except ValueError:
+            if reset:
+                self.weights_, self.expert_loss_, self.mistakes_, self.n_rounds_ = saved
+            raise
+        return self._play(L)
+
+    def _play(self, L: np.ndarray) -> ExpertTrace:
+        offset = float(self.mistakes_)
+        loss, best = _majority_run(L, self.weights_, self._beta, self.expert_loss_)
+        self.mistakes_ += int(loss.sum())
+        self.n_rounds_ += L.shape[0]
+        return _trace(loss, best, offset)
+
+
+class Halving(_Majority):
+    """The halving algorithm: majority vote of the experts that have never erred.
+
+    Assumes a perfect expert; then it makes at most ``floor(log2 m)``
+    mistakes (book, theorem ``regret-thm-halving``; Littlestone 1988,
+    Angluin 1988). A round that would leave no consistent expert is rejected
+    with a ``ValueError`` (and the learner is unchanged).
+
+    Parameters
+    ----------
+    n_experts : int
+        The number ``m`` of experts.
+    """
+
+    def _check_round(self, L: np.ndarray) -> None:
+        alive = self.weights_ > 0.0
+        ever = np.logical_or.accumulate(L > 0.0, axis=0)[-1] if L.shape[0] else np.zeros_like(alive)
+        if not np.any(alive & ~ever):
+            raise ValueError(
+                "no expert is consistent with these losses: Halving assumes a perfect expert "
+                "(use WeightedMajority or Hedge otherwise)."
+            )
+
+    @property
+    def consistent_(self) -> np.ndarray:
+        """Indices of the experts that have made no mistake so far."""
+        return np.flatnonzero(self.weights_ > 0.0)
+
+
+class WeightedMajority(_Majority):
+    """Deterministic Weighted Majority of Littlestone and Warmuth (1994).
+
+    Every expert starts with weight 1; an expert that errs has its weight
+    multiplied by ``beta``. The learner follows the weighted majority (a tie
+    counts as a mistake in :meth:`run`). If the best expert makes ``L*``
+    mistakes, WM makes at most ``(L* ln(1/beta) + ln m) / ln(2/(1+beta))``
+    (book, theorem ``regret-thm-wm``).
+
+    Parameters
+    ----------
+    n_experts : int
+        The number ``m`` of experts.
+    beta : float in (0, 1), default=0.5
+        The penalty factor.
+    """
+
+    def __init__(self, n_experts: int, beta: float = 0.5) -> None:
+        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0.0 < beta < 1.0:
+            raise ValueError(f"beta must be a number in the open interval (0, 1); got {beta!r}.")
+        self._beta = float(beta)
+        self.beta = float(beta)
+        super().__init__(n_experts)
+
+    def mistake_bound(self, best_loss: float) -> float:
+        """The bound ``(L* ln(1/beta) + ln m) / ln(2/(1+beta))`` on the mistakes."""
+        b = self.beta
+        return (best_loss * math.log(1.0 / b) + math.log(self.n_experts)) / math.log(2.0 / (1.0 + b))
+
+
+from .hedge import Hedge  # noqa: E402  (Hedge lives in its own module; re-exported here)

@@ -1,0 +1,151 @@
+"""Online gradient descent (Zinkevich 2003) for online convex optimization.
+
+Book chapter 5, section ``regret-sec-ogd``. At round t the learner plays a
+point ``x_t`` of a convex set K, the environment reveals a convex loss
+through its (sub)gradient ``g_t`` at ``x_t``, and the learner moves to
+``x_{t+1} = Proj_K(x_t - eta_t g_t)``. If K has diameter D and every
+``||g_t|| <= G``, the regret is at most ``D^2/(2 eta) + eta G^2 T / 2`` for a
+fixed eta, ``D G sqrt(T)`` for ``eta = D/(G sqrt T)``, and
+``(3/2) D G sqrt(T)`` for ``eta_t = D/(G sqrt t)`` (book, theorems
+``regret-thm-ogd`` and ``regret-thm-ogd-anytime``).
+
+Reference: M. Zinkevich, "Online convex programming and generalized
+infinitesimal gradient ascent", ICML 2003, theorem 1.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+
+import numpy as np
+
+from ._rowops import row_sqnorms
+
+__all__ = ["OGD", "project_ball", "project_box"]
+
+
+def project_ball(radius: float) -> Callable[[np.ndarray], np.ndarray]:
+    """Euclidean projection onto the ball ``{x : ||x|| <= radius}`` (diameter ``2 radius``)."""
+    if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not (math.isfinite(radius) and radius > 0):
+        raise ValueError(f"radius must be a finite number > 0; got {radius!r}.")
+
+    def proj(x: np.ndarray) -> np.ndarray:
+        n = math.sqrt(float(row_sqnorms(np.ascontiguousarray(x, dtype=np.float64)[None, :])[0]))
+        return x if n <= radius else x * (radius / n)
+
+    return proj
+
+
+def project_box(low: float, high: float) -> Callable[[np.ndarray], np.ndarray]:
+    """Projection onto the box ``[low, high]^d`` (coordinate-wise clipping)."""
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"the box needs finite low < high; got low={low!r}, high={high!r}.")
+    return lambda x: np.clip(x, low, high)
+
+
+class OGD:
+    """Projected online gradient descent.
+
+    Parameters
+    ----------
+    x0 : array_like of shape (d,)
+        The first point ``x_1`` (it must lie in the feasible set).
+    eta : float > 0 or {"tuned", "anytime"}, default="anytime"
+        A fixed step; ``"tuned"``: ``D / (G sqrt(horizon))``; ``"anytime"``:
+        ``eta_t = D / (G sqrt(t))``.
+    diameter, lipschitz : float, optional
+        D (diameter of the feasible set) and G (bound on the gradient norms);
+        required by ``"tuned"``, ``"anytime"`` and :meth:`regret_bound`.
+    horizon : int, optional
+        T, required by and only used with ``"tuned"``.
+    projection : callable, optional
+        ``x -> Proj_K(x)``; ``None`` means no constraint (K = R^d).
+    """
+
+    def __init__(self, x0, eta: float | str = "anytime", *, diameter: float | None = None,
+                 lipschitz: float | None = None, horizon: int | None = None,
+                 projection: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+        x = np.array(x0, dtype=np.float64)
+        if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
+            raise ValueError(f"x0 must be a non-empty finite 1-D array; got shape {x.shape}.")
+        for name, v in (("diameter", diameter), ("lipschitz", lipschitz)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)
+                                  or not (math.isfinite(v) and v > 0)):
+                raise ValueError(f"{name} must be a finite number > 0; got {v!r}.")
+        if isinstance(eta, str):
+            if eta not in ("tuned", "anytime"):
+                raise ValueError(f"eta must be a number > 0, 'tuned' or 'anytime'; got {eta!r}.")
+            if diameter is None or lipschitz is None:
+                raise ValueError(f"eta={eta!r} needs diameter (D) and lipschitz (G).")
+        elif isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not (math.isfinite(eta) and eta > 0):
+            raise ValueError(f"eta must be a finite number > 0, 'tuned' or 'anytime'; got {eta!r}.")
+        if eta == "tuned":
+            if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or horizon < 1:
+                raise ValueError(f"eta='tuned' needs horizon, an integer >= 1; got {horizon!r}.")
+        elif horizon is not None:
+            raise ValueError(f"horizon is only used with eta='tuned'; got horizon={horizon!r}.")
+        if projection is not None and not callable(projection):
+            raise ValueError(f"projection must be a callable x -> Proj(x) or None; got {projection!r}.")
+        self.x0, self.eta, self.diameter, self.lipschitz = x, eta, diameter, lipschitz
+        self.horizon, self.projection = horizon, projection
+        self.reset()
+
+    def reset(self) -> OGD:
+        """Back to ``x_1 = x0``, round counter 0."""
+        self.x_ = self.x0.copy()
+        self.n_rounds_ = 0
+        return self
+
+    def eta_at(self, t: int) -> float:
+        """The step used at (1-based) round t."""
+        if self.eta == "tuned":
+            return self.diameter / (self.lipschitz * math.sqrt(self.horizon))
+        if self.eta == "anytime":
+            return self.diameter / (self.lipschitz * math.sqrt(t))
+        return float(self.eta)
+
+    def predict(self) -> np.ndarray:
+        """The point ``x_t`` played at the next round (a copy)."""
+        return self.x_.copy()
+
+    def update(self, gradient) -> np.ndarray:
+        """Take the step ``x <- Proj(x - eta_t g)`` with the (sub)gradient g at ``x_t``; return the new point."""
+        g = np.asarray(gradient, dtype=np.float64)
+        if g.shape != self.x_.shape:
+            raise ValueError(f"gradient has shape {g.shape}; the point has shape {self.x_.shape}.")
+        if not np.all(np.isfinite(g)):
+            raise ValueError(f"gradient contains non-finite values: {int(np.isnan(g).sum())} NaN and "
+                             f"{int(np.isinf(g).sum())} inf.")
+        x = self.x_ - self.eta_at(self.n_rounds_ + 1) * g
+        if self.projection is not None:
+            x = np.asarray(self.projection(x), dtype=np.float64)
+            if x.shape != self.x_.shape or not np.all(np.isfinite(x)):
+                raise ValueError("projection returned a point of the wrong shape or with NaN/inf.")
+        self.x_, self.n_rounds_ = x, self.n_rounds_ + 1
+        return x.copy()
+
+    def run(self, gradient: Callable[[int, np.ndarray], np.ndarray], n_rounds: int) -> np.ndarray:
+        """Play ``n_rounds`` rounds from ``x0``; ``gradient(t, x)`` gives ``g_t`` (t 0-based).
+
+        Returns the (n_rounds, d) array of the points ``x_1, ..., x_T`` played.
+        """
+        if isinstance(n_rounds, bool) or not isinstance(n_rounds, numbers.Integral) or n_rounds < 1:
+            raise ValueError(f"n_rounds must be an integer >= 1; got {n_rounds!r}.")
+        self.reset()
+        X = np.empty((n_rounds, self.x_.size))
+        for t in range(n_rounds):
+            X[t] = self.x_
+            self.update(gradient(t, self.x_.copy()))
+        return X
+
+    def regret_bound(self, n_rounds: int) -> float:
+        """Zinkevich's bound after ``n_rounds`` rounds, with D and G as given."""
+        if self.diameter is None or self.lipschitz is None:
+            raise ValueError("regret_bound needs diameter (D) and lipschitz (G).")
+        D, G, T = self.diameter, self.lipschitz, int(n_rounds)
+        if self.eta == "anytime":
+            return 1.5 * D * G * math.sqrt(T) - 0.5 * D * G
+        eta = self.eta_at(1)
+        return D * D / (2.0 * eta) + eta * G * G * T / 2.0

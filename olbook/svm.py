@@ -1,0 +1,297 @@
+r"""The support vector machine: hard and soft margin, any kernel (book chapter 2).
+
+Book chapter 2, sections ``marg-sec-svm`` and ``marg-sec-kernels``. The
+dual is solved by the SMO of :mod:`olbook._smo`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+
+from . import kernels as _kernels
+from ._base import predict_from_scores
+from ._rowops import row_dots
+from ._smo import coordinate_descent, intercept_from_gradient, smo, weight_sqnorm
+from ._validation import (
+    ConvergenceWarning,
+    check_bool,
+    check_positive_float,
+    check_positive_int,
+    check_X,
+    check_X_y,
+)
+from .margins import is_linearly_separable
+
+__all__ = ["SVM", "separable_in_feature_space"]
+
+#: Rows of the decision-function Gram block computed at a time (bounds the memory).
+_CHUNK = 2048
+
+
+def separable_in_feature_space(K: np.ndarray, y: np.ndarray, *, fit_intercept: bool = True) -> bool:
+    r"""Whether some :math:`f = \langle\mathbf w, \phi(\cdot)\rangle + b` has all :math:`y_i f(\mathbf x_i) \ge 1`.
+
+    With ``fit_intercept=False``, :math:`b = 0`.
+
+    By the representer argument (book ``marg-sec-kernels``) only the part of
+    :math:`\mathbf w` in the span of :math:`\phi(\mathbf x_1),\dots,\phi(\mathbf x_n)`
+    changes the :math:`f(\mathbf x_i)`, so it suffices to search
+    :math:`\mathbf w = \sum_j \beta_j\phi(\mathbf x_j)`: the data are
+    separable in feature space if and only if the linear program
+    :math:`y_i(\sum_j K_{ij}\beta_j + b) \ge 1` is feasible: the program of
+    :func:`olbook.find_separator` with the rows of :math:`K` as examples,
+    decided by :func:`olbook.is_linearly_separable` (HiGHS).
+
+    A quick sufficient test comes first: if :math:`K` is positive definite,
+    :math:`\boldsymbol\beta = K^{-1}\mathbf y` interpolates the labels, so the
+    LP is feasible. :math:`K` is certified positive definite when a Cholesky
+    factorization of :math:`K - sI` succeeds with
+    :math:`s = 2n(n+1)\varepsilon\max_{ij}|K_{ij}|`, larger than Cholesky's
+    backward error (Demmel 1989); for the Gaussian kernel on distinct,
+    not too close points this skips the LP (which takes seconds for n = 2000).
+    """
+    n = K.shape[0]
+    shift = 2.0 * n * (n + 1) * float(np.finfo(np.float64).eps) * float(np.max(np.abs(K)))
+    try:
+        np.linalg.cholesky(K - shift * np.eye(n))
+        return True
+    except np.linalg.LinAlgError:
+        pass
+    # The rows of K are the features of this LP: it is find_separator's program on (K, y).
+    return is_linearly_separable(K, y, fit_intercept=fit_intercept)
+
+
+class SVM(ClassifierMixin, BaseEstimator):
+    r"""Support vector machine with a kernel; ``C=None`` is the hard margin.
+
+    Hard margin (Boser, Guyon and Vapnik 1992): the maximum-margin separator
+
+    .. math:: \min_{\mathbf w, b}\ \tfrac12\|\mathbf w\|^2 \quad\text{s.t.}\quad
+              y_i(\langle\mathbf w, \phi(\mathbf x_i)\rangle + b) \ge 1 ;
+
+    soft margin (Cortes and Vapnik 1995): add :math:`C\sum_i\xi_i`, with slacks
+    :math:`\xi_i \ge 0` in the constraints (the hinge loss). Both are solved
+    through the dual
+
+    .. math:: \max_{\boldsymbol\alpha}\ \sum_i\alpha_i - \tfrac12\sum_{i,j}\alpha_i\alpha_j y_i y_j K_{ij}
+              \quad\text{s.t.}\quad 0 \le \alpha_i \le C,\ \ \sum_i\alpha_i y_i = 0
+
+    (:math:`C = \infty` for the hard margin), by SMO (Platt 1998) with the
+    second-order working-set rule of Fan, Chen and Lin (2005), the rule of
+    libsvm, run on the precomputed Gram matrix :math:`K_{ij} = k(\mathbf x_i, \mathbf x_j)`
+    until the KKT gap is below ``tol`` (see :mod:`olbook._smo`). The classifier is
+
+    .. math:: f(\mathbf x) = \sum_{i\in SV}\alpha_i y_i\, k(\mathbf x_i, \mathbf x) + b .
+
+    With ``fit_intercept=False`` the separator passes through the origin
+    (:math:`b = 0`, the program :math:`\min\|\mathbf w\|^2` s.t.
+    :math:`y_i\mathbf w^\top\mathbf x_i \ge 1` of seed 003); the dual then
+    loses the constraint :math:`\sum_i\alpha_i y_i = 0` and is solved one
+    multiplier at a time (:func:`olbook._smo.coordinate_descent`).
+
+    The result equals scikit-learn's ``SVC`` (same dual, same intercept rule;
+    ``SVC(kernel="rbf", gamma=g)`` is ``kernels.gaussian(g)``, and a large ``C``
+    emulates the hard margin) up to the two solvers' tolerances.
+
+    Hard margin on data that cannot be separated raises ``ValueError`` before any
+    optimization: separability is decided exactly by linear programming, with
+    :func:`olbook.is_linearly_separable` for the linear kernel and
+    :func:`separable_in_feature_space` (the LP in the span of the kernel) for
+    the others. (The dual is unbounded on such data: SMO would run forever.)
+
+    Book: chapter 2, section ``marg-sec-svm``; kernels in section ``marg-sec-kernels``.
+
+    Parameters
+    ----------
+    kernel : callable, default=olbook.kernels.linear
+        A kernel ``k(X, Y)`` returning the Gram block, e.g. ``kernels.gaussian(0.5)``.
+    C : float or None, default=None
+        Penalty of the slacks; ``None`` is the hard margin (:math:`C = \infty`).
+    tol : float, default=1e-6
+        Stop when the KKT gap :math:`m(\boldsymbol\alpha) - M(\boldsymbol\alpha)`
+        of Fan et al. is below ``tol`` (libsvm/SVC default to 1e-3). The gap is in
+        the units of :math:`y f(\mathbf x)`, whose margin constraint is 1: it bounds
+        how far any example is from satisfying the KKT conditions.
+    fit_intercept : bool, default=True
+        Learn the intercept :math:`b`; ``False`` fixes :math:`b = 0`.
+    max_iter : int or None, default=None
+        Cap on the SMO iterations; ``None`` is libsvm's ``max(10**7, 100 n)``.
+        Reaching it warns (``ConvergenceWarning``) with a soft margin and raises
+        ``ValueError`` with the hard margin (its answer would not be the max-margin one).
+
+    Attributes
+    ----------
+    support_ : ndarray of int, shape (n_SV,)
+        Indices of the support vectors (:math:`\alpha_i > 0`), increasing.
+    support_vectors_ : ndarray, shape (n_SV, n_features)
+    dual_coef_ : ndarray, shape (1, n_SV)
+        :math:`\alpha_i y_i` of the support vectors (as in ``SVC``).
+    intercept_ : float
+        :math:`b`.
+    coef_ : ndarray, shape (n_features,)
+        :math:`\mathbf w = \sum_i\alpha_i y_i\mathbf x_i`; linear kernel only
+        (``AttributeError`` otherwise: :math:`\mathbf w` lives in feature space).
+    margin_ : float
+        :math:`1/\|\mathbf w\|` with :math:`\|\mathbf w\|^2 = \sum_{ij}\alpha_i\alpha_j y_i y_j K_{ij}`:
+        the geometric margin in feature space (hard margin), the half-width of
+        the margin band (soft margin); ``inf`` if :math:`\mathbf w = 0`.
+    n_iter_ : int
+        SMO iterations (pair updates).
+    kkt_gap_ : float
+        The final KKT gap :math:`m - M` (below ``tol`` unless ``max_iter`` was reached);
+        with ``fit_intercept=False``, the largest KKT violation of a single multiplier.
+    classes_ : ndarray ``[-1., 1.]``
+    n_features_in_ : int
+
+    References
+    ----------
+    B. E. Boser, I. M. Guyon, V. N. Vapnik, "A training algorithm for optimal
+    margin classifiers", COLT 1992. C. Cortes, V. Vapnik, "Support-vector
+    networks", Machine Learning 20(3), 1995. J. C. Platt, "Sequential minimal
+    optimization", MSR-TR-98-14, 1998. R.-E. Fan, P.-H. Chen, C.-J. Lin,
+    "Working set selection using second order information for training support
+    vector machines", JMLR 6, 2005.
+    """
+
+    def __init__(self, kernel=_kernels.linear, C: float | None = None, tol: float = 1e-6,
+                 fit_intercept: bool = True, max_iter: int | None = None):
+        self.kernel = kernel
+        self.C = C
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+
+    def _validate_params(self) -> tuple[float, float, int | None]:
+        if not callable(self.kernel):
+            raise ValueError(
+                f"kernel must be a callable k(X, Y), e.g. olbook.kernels.gaussian(0.5); got {self.kernel!r}."
+            )
+        C = np.inf if self.C is None else check_positive_float(self.C, "C")
+        tol = check_positive_float(self.tol, "tol")
+        check_bool(self.fit_intercept, "fit_intercept")
+        max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter")
+        return C, tol, max_iter
+
+    @property
+    def _is_linear(self) -> bool:
+        return isinstance(self.kernel, _kernels.Kernel) and self.kernel == _kernels.linear
+
+    def fit(self, X, y):
+        """Solve the dual on ``(X, y)`` (labels in {-1, +1}; both present if ``fit_intercept``).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Invalid parameters or data; hard margin (``C=None``) on data that no
+            separator (in the kernel's feature space) separates. The estimator is
+            then left exactly as it was.
+        """
+        C, tol, max_iter = self._validate_params()
+        Xa, ya = check_X_y(X, y)
+        fit_b = bool(self.fit_intercept)
+        if fit_b and np.all(ya == ya[0]):
+            raise ValueError(
+                f"y has only the label {int(ya[0]):+d}; an SVM with an intercept needs examples of both "
+                "classes -1 and +1."
+            )
+        K = _kernels.gram(self.kernel, Xa)
+        if not isinstance(self.kernel, _kernels.Kernel) and np.max(np.abs(K - K.T)) > 1e-12 * np.max(np.abs(K)):
+            raise ValueError(f"kernel {self.kernel!r} gave a non-symmetric Gram matrix k(X, X); it is no kernel.")
+        hard = self.C is None
+        if hard:
+            separable = (
+                is_linearly_separable(Xa, ya, fit_intercept=fit_b)
+                if self._is_linear
+                else separable_in_feature_space(K, ya, fit_intercept=fit_b)
+            )
+            if not separable:
+                raise ValueError(
+                    f"the data are not separable by the kernel {self.kernel!r}"
+                    f"{'' if fit_b else ' through the origin'} (decided by linear "
+                    "programming), so the hard-margin SVM (C=None) has no solution; use a soft margin "
+                    "with a finite C, e.g. SVM(C=1.0)."
+                )
+        n = Xa.shape[0]
+        cap = max(10_000_000, 100 * n) if max_iter is None else max_iter
+        alpha = np.zeros(n)
+        G = -np.ones(n)  # gradient of 1/2 a'Qa - 1'a at a = 0
+        n_iter, gap = (smo if fit_b else coordinate_descent)(K, ya, C, tol, cap, alpha, G)
+        if not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(G))):
+            raise ValueError(
+                "SMO diverged (non-finite multipliers): the data are numerically not separable "
+                "for the hard margin; use a finite C."
+            )
+        if n_iter >= cap and gap >= tol:
+            message = (
+                f"SMO stopped after max_iter={cap} iterations with KKT gap {gap:.3g} > tol={tol:g}"
+            )
+            if hard:
+                raise ValueError(
+                    message + "; the hard-margin answer would be wrong (the data may be nearly "
+                    "non-separable). Use a finite C or a larger max_iter."
+                )
+            warnings.warn(message + ".", ConvergenceWarning, stacklevel=2)
+        support = np.flatnonzero(alpha > 0.0)
+        coef = alpha[support] * ya[support]
+        w2 = float(weight_sqnorm(K, support, coef))
+        # Everything is computed; only now is the state changed (a rejected call changes nothing).
+        self.support_ = support
+        self.support_vectors_ = Xa[support].copy()
+        self.dual_coef_ = coef[None, :].copy()
+        self.intercept_ = float(intercept_from_gradient(alpha, ya, G, C)) if fit_b else 0.0
+        self.margin_ = float(1.0 / np.sqrt(w2)) if w2 > 0.0 else np.inf
+        self.n_iter_ = int(n_iter)
+        self.kkt_gap_ = float(gap)
+        self.classes_ = np.array([-1.0, 1.0])
+        self.n_features_in_ = Xa.shape[1]
+        self._fit_kernel = self.kernel
+        self._coef = self._primal_weights() if self._is_linear else None
+        return self
+
+    def _primal_weights(self) -> np.ndarray:
+        """:math:`\\mathbf w = \\sum_s c_s \\mathbf x_s`, added over the support vectors in order."""
+        return row_dots(np.ascontiguousarray(self.support_vectors_.T), self.dual_coef_[0])
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "support_"):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first.")
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """:math:`\\mathbf w` (linear kernel only)."""
+        self._check_fitted()
+        if self._coef is None:
+            raise AttributeError(
+                f"coef_ exists only for the linear kernel; this SVM was fitted with {self._fit_kernel!r}, "
+                "whose w lives in feature space. Use dual_coef_ and support_vectors_ instead."
+            )
+        return self._coef
+
+    def decision_function(self, X) -> np.ndarray:
+        r""":math:`f(\mathbf x) = \sum_{s}\alpha_s y_s k(\mathbf x_s, \mathbf x) + b` for each row, shape (n,).
+
+        Sums are added in a fixed order (the same bits on every CPU, up to the
+        last-place rounding of ``exp`` in the Gaussian and Laplacian kernels).
+        """
+        self._check_fitted()
+        Xa = check_X(X, n_features=self.n_features_in_)
+        if self._coef is not None:
+            return row_dots(Xa, self._coef) + self.intercept_
+        out = np.empty(Xa.shape[0])
+        c = self.dual_coef_[0]
+        for start in range(0, Xa.shape[0], _CHUNK):
+            block = _kernels.gram(self._fit_kernel, Xa[start:start + _CHUNK], self.support_vectors_)
+            out[start:start + _CHUNK] = row_dots(block, c)
+        return out + self.intercept_
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels in {-1, +1} (a score of exactly 0 is predicted -1)."""
+        return predict_from_scores(self.decision_function(X))

@@ -1,0 +1,105 @@
+"""Tests of olbook.ogd: projected online gradient descent (book chapter 5)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from olbook.ogd import OGD, project_ball, project_box
+
+
+def test_projections():
+    p = project_ball(2.0)
+    assert np.allclose(p(np.array([3.0, 4.0])), [1.2, 1.6])
+    assert np.array_equal(p(np.array([1.0, 1.0])), [1.0, 1.0])
+    assert np.array_equal(project_box(-1, 1)(np.array([-3.0, 0.5, 2.0])), [-1.0, 0.5, 1.0])
+    with pytest.raises(ValueError, match="radius"):
+        project_ball(0)
+    with pytest.raises(ValueError, match="low < high"):
+        project_box(1, 1)
+
+
+def test_step_and_trace():
+    o = OGD([0.0, 0.0], eta=0.5)
+    assert np.array_equal(o.update([2.0, -2.0]), [-1.0, 1.0])
+    X = o.run(lambda t, x: np.ones(2), 3)
+    assert np.array_equal(X, [[0, 0], [-0.5, -0.5], [-1, -1]])
+
+
+def run_regret(o, losses, grads, T, comparators):
+    X = o.run(lambda t, x: grads(t, x), T)
+    learner = sum(losses(t, X[t]) for t in range(T))
+    return learner - min(sum(losses(t, c) for t in range(T)) for c in comparators)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 300), st.integers(0, 2**32 - 1), st.sampled_from(["tuned", "anytime"]),
+       st.sampled_from(["quadratic", "absolute"]))
+def test_ogd_regret_below_zinkevich_bound(T, seed, eta, kind):
+    """1-D on K = [-1, 1] (D = 2): quadratic (x - z_t)^2/4 (G = 1) and |x - z_t| (G = 1)."""
+    rng = np.random.default_rng(seed)
+    z = rng.choice([-1.0, 1.0], size=T) * rng.random(T) ** 0.3
+    if kind == "quadratic":
+        def loss(t, x):
+            return (x[0] - z[t]) ** 2 / 4
+
+        def grad(t, x):
+            return np.array([(x[0] - z[t]) / 2])
+    else:
+        def loss(t, x):
+            return abs(x[0] - z[t])
+
+        def grad(t, x):
+            return np.array([np.sign(x[0] - z[t])])
+    o = OGD([rng.uniform(-1, 1)], eta=eta, diameter=2.0, lipschitz=1.0,
+            horizon=T if eta == "tuned" else None, projection=project_box(-1.0, 1.0))
+    comps = [np.array([c]) for c in np.concatenate([np.linspace(-1, 1, 201), z])]
+    assert run_regret(o, loss, grad, T, comps) <= o.regret_bound(T) + 1e-9
+
+
+def test_bound_values():
+    o = OGD([0.0], eta="tuned", diameter=2.0, lipschitz=3.0, horizon=100)
+    assert o.regret_bound(100) == pytest.approx(2 * 3 * 10)
+    o = OGD([0.0], eta="anytime", diameter=2.0, lipschitz=3.0)
+    assert o.regret_bound(100) == pytest.approx(1.5 * 6 * 10 - 3)
+    o = OGD([0.0], eta=0.1, diameter=2.0, lipschitz=3.0)
+    assert o.regret_bound(100) == pytest.approx(4 / 0.2 + 0.1 * 9 * 100 / 2)
+
+
+def test_validation_and_unchanged_state():
+    for bad in [0, -1, float("nan"), "big", True]:
+        with pytest.raises(ValueError, match="eta"):
+            OGD([0.0], eta=bad)
+    with pytest.raises(ValueError, match="diameter"):
+        OGD([0.0], eta="anytime")
+    with pytest.raises(ValueError, match="horizon"):
+        OGD([0.0], eta="tuned", diameter=1.0, lipschitz=1.0)
+    with pytest.raises(ValueError, match="x0"):
+        OGD([[0.0]], eta=0.1)
+    with pytest.raises(ValueError, match="projection"):
+        OGD([0.0], eta=0.1, projection=3)
+    o = OGD([0.0, 1.0], eta=0.1)
+    o.update([1.0, 1.0])
+    before = (o.x_.copy(), o.n_rounds_)
+    with pytest.raises(ValueError, match="shape"):
+        o.update([1.0])
+    with pytest.raises(ValueError, match="1 NaN and 0 inf"):
+        o.update([np.nan, 1.0])
+    bad = OGD([0.0], eta=0.1, projection=lambda x: np.array([np.nan]))
+    with pytest.raises(ValueError, match="projection returned"):
+        bad.update([1.0])
+    assert bad.n_rounds_ == 0
+    assert np.array_equal(o.x_, before[0]) and o.n_rounds_ == before[1]
+    with pytest.raises(ValueError, match="n_rounds"):
+        o.run(lambda t, x: x, 0)
+
+
+def test_large_gradients_finite():
+    o = OGD([0.0, 0.0], eta="anytime", diameter=2.0, lipschitz=1e6, projection=project_ball(1.0))
+    X = o.run(lambda t, x: 1e6 * np.array([1.0, -1.0]) * (-1) ** t, 10_000)
+    assert np.all(np.isfinite(X)) and np.all(np.sqrt((X**2).sum(axis=1)) <= 1 + 1e-12)
+    assert math.isfinite(o.regret_bound(10_000))

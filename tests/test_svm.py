@@ -1,0 +1,398 @@
+"""Tests of olbook.SVM: agreement with scikit-learn's SVC and with a SciPy QP, the KKT
+conditions, the hard margin on non-separable data, validation and unchanged state."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import assert_same_state, snapshot, xor_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sklearn.base import clone
+from sklearn.datasets import make_moons
+from sklearn.exceptions import NotFittedError
+from sklearn.svm import SVC
+
+import olbook
+from olbook import kernels
+from olbook import svm as svm_module
+
+#: SVC emulates the hard margin with this C (checked: larger than every alpha).
+BIG_C = 1e6
+
+
+def separable(seed, n=40, d=2, gap=0.3):
+    """Random points with labels by a random hyperplane, those within ``gap`` of it removed."""
+    rng = np.random.default_rng(seed)
+    u = rng.normal(size=d)
+    u /= np.linalg.norm(u)
+    X = rng.normal(size=(4 * n, d))
+    s = X @ u + 0.2
+    keep = np.abs(s) > gap
+    X, s = X[keep][:n], s[keep][:n]
+    y = np.where(s > 0, 1.0, -1.0)
+    y[:2] = [1.0, -1.0]
+    X[:2] = [u * 2.0, -u * 2.0]  # both classes present
+    return X, y
+
+
+def noisy(seed, n=60, d=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def assert_same_decisions(ours, X, sk, rtol=1e-4):
+    f = ours.decision_function(X)
+    g = sk.decision_function(X)
+    scale = np.max(np.abs(g))
+    assert np.max(np.abs(f - g)) <= rtol * scale, (np.max(np.abs(f - g)), scale)
+    return f
+
+
+def sk_svc(kernel, C, **kw):
+    """The SVC with the same kernel: rbf/linear/poly where SVC has it, else precomputed."""
+    if kernel == kernels.linear:
+        return SVC(kernel="linear", C=C, tol=1e-8, **kw)
+    if isinstance(kernel, type(kernels.gaussian(1.0))):
+        return SVC(kernel="rbf", gamma=kernel.gamma, C=C, tol=1e-8, **kw)
+    if isinstance(kernel, type(kernels.polynomial(2, 1.0))):
+        return SVC(kernel="poly", degree=kernel.degree, coef0=kernel.coef0, gamma=1.0, C=C, tol=1e-8, **kw)
+    raise AssertionError(kernel)
+
+
+# --- agreement with SVC -----------------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("kernel", [kernels.linear, kernels.gaussian(0.5), kernels.polynomial(3, 1.0)], ids=repr)
+def test_soft_margin_matches_svc(seed, C, kernel):
+    X, y = noisy(seed)
+    ours = olbook.SVM(kernel, C=C, tol=1e-8).fit(X, y)
+    sk = sk_svc(kernel, C).fit(X, y)
+    assert_same_decisions(ours, X, sk)
+    Xt = np.random.default_rng(100 + seed).normal(size=(50, 2))
+    assert_same_decisions(ours, Xt, sk)
+    assert np.array_equal(ours.predict(Xt), sk.predict(Xt)) or np.min(np.abs(sk.decision_function(Xt))) < 1e-4
+    assert ours.intercept_ == pytest.approx(float(sk.intercept_[0]), abs=1e-4 * max(1.0, abs(sk.intercept_[0])))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_hard_margin_matches_svc_linear_and_rbf(seed):
+    X, y = separable(seed)
+    for kernel in (kernels.linear, kernels.gaussian(0.5)):
+        ours = olbook.SVM(kernel, tol=1e-8).fit(X, y)
+        assert np.max(np.abs(ours.dual_coef_)) < BIG_C / 10  # so SVC's large C is the hard margin
+        sk = sk_svc(kernel, BIG_C).fit(X, y)
+        assert_same_decisions(ours, X, sk)
+        assert set(ours.support_) == set(sk.support_)
+        if kernel == kernels.linear:
+            continue  # with more than d + 1 support vectors the multipliers need not be unique
+        # The Gaussian Gram matrix is positive definite: the multipliers are unique. libsvm keeps
+        # Q in single precision (its Qfloat), so SVC's are accurate to about 1e-5 relative only ...
+        ours_by = dict(zip(ours.support_, ours.dual_coef_[0], strict=True))
+        for i, c in zip(sk.support_, sk.dual_coef_[0], strict=True):
+            assert ours_by[i] == pytest.approx(c, rel=1e-4, abs=1e-8)
+        # ... while olbook's solve the KKT system on the support vectors (all on the margin):
+        # [K_SS 1; 1' 0] [c; b] = [y_S; 0].
+        S = ours.support_
+        A = np.block([[kernel(X[S]), np.ones((S.size, 1))], [np.ones((1, S.size)), np.zeros((1, 1))]])
+        sol = np.linalg.solve(A, np.r_[y[S], 0.0])
+        np.testing.assert_allclose(ours.dual_coef_[0], sol[:-1], rtol=1e-6, atol=1e-9)
+        assert ours.intercept_ == pytest.approx(sol[-1], rel=1e-6, abs=1e-9)
+
+
+def test_laplacian_matches_svc_precomputed():
+    X, y = noisy(7)
+    k = kernels.laplacian(0.8)
+    ours = olbook.SVM(k, C=2.0, tol=1e-8).fit(X, y)
+    sk = SVC(kernel="precomputed", C=2.0, tol=1e-8).fit(kernels.gram(k, X), y)
+    Xt = np.random.default_rng(5).normal(size=(30, 2))
+    f = ours.decision_function(Xt)
+    g = sk.decision_function(kernels.gram(k, Xt, X))
+    assert np.max(np.abs(f - g)) <= 1e-4 * np.max(np.abs(g))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(4, 60),
+    C=st.sampled_from([0.05, 0.5, 5.0, 50.0]),
+    gamma=st.sampled_from([0.1, 1.0, 5.0]),
+)
+def test_random_problems_match_svc(seed, n, C, gamma):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[:2] = [1.0, -1.0]
+    ours = olbook.SVM(kernels.gaussian(gamma), C=C, tol=1e-8).fit(X, y)
+    sk = SVC(kernel="rbf", gamma=gamma, C=C, tol=1e-8).fit(X, y)
+    assert_same_decisions(ours, X, sk)
+
+
+# --- hard margin: the QP optimum, the margin, KKT -----------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_hard_margin_equals_scipy_qp(seed):
+    X, y = separable(seed, n=30, d=3)
+    ours = olbook.SVM().fit(X, y)
+
+    def objective(v):
+        return 0.5 * v[:-1] @ v[:-1]
+
+    cons = {"type": "ineq", "fun": lambda v: y * (X @ v[:-1] + v[-1]) - 1.0, "jac": lambda v: y[:, None] * np.hstack(
+        [X, np.ones((X.shape[0], 1))])}
+    res = minimize(objective, np.zeros(X.shape[1] + 1), jac=lambda v: np.r_[v[:-1], 0.0], constraints=[cons],
+                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    assert res.success
+    w, b = res.x[:-1], res.x[-1]
+    np.testing.assert_allclose(ours.coef_, w, rtol=1e-5, atol=1e-6)
+    assert ours.intercept_ == pytest.approx(b, rel=1e-5, abs=1e-6)
+    assert ours.margin_ == pytest.approx(1.0 / np.linalg.norm(w), rel=1e-5)
+    assert ours.margin_ == pytest.approx(olbook.margin(X, y, ours.coef_, ours.intercept_), rel=1e-6)
+
+
+@pytest.mark.parametrize("kernel", [kernels.linear, kernels.gaussian(1.0), kernels.polynomial(2, 1.0)], ids=repr)
+@pytest.mark.parametrize("C", [None, 0.5, 5.0])
+def test_kkt_conditions(kernel, C):
+    X, y = separable(11) if C is None else noisy(11)
+    m = olbook.SVM(kernel, C=C).fit(X, y)
+    alpha = np.zeros(X.shape[0])
+    alpha[m.support_] = m.dual_coef_[0] * y[m.support_]
+    Cv = np.inf if C is None else C
+    assert np.all(alpha >= 0) and np.all(alpha <= Cv)
+    assert np.all(alpha[m.support_] > 0)
+    scale = np.max(alpha)
+    assert abs(np.sum(alpha * y)) <= 1e-10 * max(1.0, np.sum(alpha))  # feasibility
+    yf = y * m.decision_function(X)
+    eps = 1e-5
+    assert np.all(yf[alpha == 0] >= 1 - eps)  # outside the margin
+    free = (alpha > 0) & (alpha < Cv)
+    assert np.all(np.abs(yf[free] - 1) <= eps)  # on the margin
+    assert np.all(yf[alpha == Cv] <= 1 + eps)  # inside or misclassified
+    assert m.kkt_gap_ < m.tol
+    # ||w||^2 from the dual; for the hard margin it equals sum(alpha) (complementary slackness)
+    K = kernels.gram(kernel, X)
+    w2 = alpha @ (y[:, None] * y[None, :] * K) @ alpha
+    assert m.margin_ == pytest.approx(1 / np.sqrt(w2), rel=1e-8)
+    if C is None:
+        assert np.sum(alpha) == pytest.approx(w2, rel=1e-5)
+        assert np.min(yf) == pytest.approx(1.0, abs=eps)
+    assert scale > 0
+
+
+def test_attributes_linear_and_rbf():
+    X, y = separable(3)
+    m = olbook.SVM().fit(X, y)
+    assert m.support_.dtype.kind == "i" and np.all(np.diff(m.support_) > 0)
+    assert m.dual_coef_.shape == (1, m.support_.size)
+    assert np.array_equal(m.support_vectors_, X[m.support_])
+    np.testing.assert_allclose(m.coef_, m.dual_coef_[0] @ X[m.support_], rtol=1e-12)
+    assert m.coef_.shape == (2,) and isinstance(m.intercept_, float) and m.n_iter_ >= 1
+    np.testing.assert_allclose(m.decision_function(X), X @ m.coef_ + m.intercept_, rtol=1e-10, atol=1e-10)
+    assert m.score(X, y) == 1.0 and np.array_equal(m.predict(X), y)
+    r = olbook.SVM(kernels.gaussian(1.0)).fit(X, y)
+    with pytest.raises(AttributeError, match="linear kernel"):
+        r.coef_  # noqa: B018
+    assert not hasattr(r, "coef_")
+    with pytest.raises(NotFittedError):
+        olbook.SVM().decision_function(X)
+
+
+def test_decision_function_in_chunks(monkeypatch):
+    X, y = noisy(2)
+    m = olbook.SVM(kernels.gaussian(1.0), C=1.0).fit(X, y)
+    Xt = np.random.default_rng(3).normal(size=(23, 2))
+    whole = m.decision_function(Xt)
+    monkeypatch.setattr(svm_module, "_CHUNK", 5)
+    assert np.array_equal(m.decision_function(Xt), whole)
+    direct = kernels.gaussian(1.0)(Xt, m.support_vectors_) @ m.dual_coef_[0] + m.intercept_
+    np.testing.assert_allclose(whole, direct, rtol=1e-10, atol=1e-12)
+
+
+def test_moons_two_thousand():
+    X, y = make_moons(2000, noise=0.2, random_state=0)
+    y = 2.0 * y - 1.0
+    m = olbook.SVM(kernels.gaussian(1.0), C=1.0).fit(X, y)
+    sk = SVC(kernel="rbf", gamma=1.0, C=1.0, tol=1e-6).fit(X, y)
+    assert_same_decisions(m, X, sk)
+
+
+# --- the hard margin on data it cannot separate -------------------------------------------
+def test_hard_margin_non_separable_raises():
+    X, y = xor_data()
+    with pytest.raises(ValueError, match="not separable"):
+        olbook.SVM().fit(X, y)
+    # XOR is separable by the degree-2 polynomial kernel (the feature x1 x2) and the Gaussian one.
+    assert olbook.SVM(kernels.polynomial(2, 1.0)).fit(X, y).score(X, y) == 1.0
+    assert olbook.SVM(kernels.gaussian(1.0)).fit(X, y).score(X, y) == 1.0
+    # The same point with both labels: no kernel separates it.
+    Xd = np.vstack([X, X[:1]])
+    yd = np.r_[y, -y[:1]]
+    for k in (kernels.gaussian(1.0), kernels.laplacian(1.0), kernels.polynomial(3, 1.0)):
+        with pytest.raises(ValueError, match="not separable"):
+            olbook.SVM(k).fit(Xd, yd)
+        olbook.SVM(k, C=1.0).fit(Xd, yd)  # the soft margin is fine
+
+
+def test_separable_in_feature_space_lp_path():
+    X, y = xor_data()
+    K = kernels.linear(X)  # singular: the LP decides
+    assert not svm_module.separable_in_feature_space(K, y)
+    K2 = kernels.polynomial(2, 0.0)(X)  # singular as well, and separable through x1 x2
+    assert svm_module.separable_in_feature_space(K2, y)
+
+
+def test_max_iter_warns_or_raises():
+    X, y = noisy(1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = olbook.SVM(kernels.gaussian(1.0), C=1.0, max_iter=2).fit(X, y)
+    assert any("max_iter=2" in str(w.message) for w in caught)
+    assert m.n_iter_ == 2
+    Xs, ys = separable(1)
+    before = snapshot(m)
+    with pytest.raises(ValueError, match="max_iter"):
+        m.set_params(C=None).fit(Xs, ys)
+    m.set_params(C=1.0)
+    assert_same_state(before, m)
+
+
+# --- validation, state, sklearn conventions -------------------------------------------------
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"C": 0.0}, "C must"),
+        ({"C": -1.0}, "C must"),
+        ({"C": np.inf}, "C must"),
+        ({"C": np.nan}, "C must"),
+        ({"C": "1"}, "C must"),
+        ({"tol": 0.0}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"fit_intercept": 1}, "fit_intercept"),
+        ({"kernel": "rbf"}, "kernel must be a callable"),
+    ],
+)
+def test_invalid_parameters_leave_state_unchanged(params, match):
+    X, y = noisy(0)
+    m = olbook.SVM(kernels.gaussian(1.0), C=1.0).fit(X, y)
+    before = snapshot(m)
+    m.set_params(**params)
+    with pytest.raises(ValueError, match=match):
+        m.fit(X, y)
+    m.set_params(kernel=kernels.gaussian(1.0), C=1.0, tol=1e-6, max_iter=None, fit_intercept=True)
+    assert_same_state(before, m)
+
+
+def test_invalid_data_leaves_state_unchanged():
+    X, y = separable(0)
+    m = olbook.SVM().fit(X, y)
+    before = snapshot(m)
+    bad = X.copy()
+    bad[3, 0] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        m.fit(bad, y)
+    bad[3, 0] = np.inf
+    with pytest.raises(ValueError, match="non-finite"):
+        m.fit(bad, y)
+    with pytest.raises(ValueError, match="labels must be in"):
+        m.fit(X, (y + 1) / 2)
+    with pytest.raises(ValueError, match="both classes"):
+        m.fit(X, np.ones_like(y))
+    with pytest.raises(ValueError, match="not separable"):
+        m.fit(*xor_data())
+    with pytest.raises(ValueError, match="non-symmetric"):
+        m.set_params(kernel=lambda A, B: A @ B.T + np.arange(B.shape[0])).fit(X, y)
+    m.set_params(kernel=kernels.linear)
+    assert_same_state(before, m)
+    with pytest.raises(ValueError, match="features"):
+        m.decision_function(X[:, :1])
+    with pytest.raises(ValueError, match="non-finite"):
+        m.predict(bad)
+
+
+def test_sklearn_conventions():
+    m = olbook.SVM(kernels.gaussian(0.5), C=2.0)
+    assert m.get_params() == {
+        "kernel": kernels.gaussian(0.5), "C": 2.0, "tol": 1e-6, "fit_intercept": True, "max_iter": None
+    }
+    c = clone(m)
+    assert c.kernel == m.kernel and c.C == 2.0
+    assert clone(olbook.SVM()).kernel is kernels.linear
+    assert "gaussian(gamma=0.5)" in repr(m)
+    X, y = noisy(4)
+    assert np.array_equal(clone(m).fit(X, y).decision_function(X), m.fit(X, y).decision_function(X))
+    # a custom callable kernel works too
+    k = olbook.SVM(lambda A, B: kernels.gaussian(0.5)(A, B), C=2.0).fit(X, y)
+    np.testing.assert_allclose(k.decision_function(X), m.decision_function(X), rtol=1e-12, atol=1e-12)
+
+
+# --- no intercept: the program min ||w||^2 s.t. y_i w.x_i >= 1 -----------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_hard_margin_through_origin_equals_scipy_qp(seed):
+    X, y = separable(seed, n=30, d=3, gap=0.3)
+    assert olbook.is_linearly_separable(X, y, fit_intercept=False)
+    ours = olbook.SVM(fit_intercept=False).fit(X, y)
+    assert ours.intercept_ == 0.0
+    res = minimize(lambda w: 0.5 * w @ w, np.zeros(3), jac=lambda w: w, method="SLSQP",
+                   constraints=[{"type": "ineq", "fun": lambda w: y * (X @ w) - 1.0, "jac": lambda w: y[:, None] * X}],
+                   options={"ftol": 1e-14, "maxiter": 1000})
+    assert res.success
+    np.testing.assert_allclose(ours.coef_, res.x, rtol=1e-5, atol=1e-6)
+    assert ours.margin_ == pytest.approx(olbook.margin(X, y, ours.coef_), rel=1e-6)
+    assert ours.margin_ == pytest.approx(1 / np.linalg.norm(res.x), rel=1e-5)
+
+
+@pytest.mark.parametrize("kernel", [kernels.linear, kernels.gaussian(1.0), kernels.polynomial(2, 1.0)], ids=repr)
+@pytest.mark.parametrize("C", [None, 0.5, 5.0])
+def test_no_intercept_matches_bounded_dual_and_kkt(kernel, C):
+    X, y = noisy(5, n=40)
+    if C is None:
+        X, y = separable(5, n=30)
+        X = X + np.array([0.3, -0.2])
+        assert svm_module.separable_in_feature_space(kernels.gram(kernel, X), y, fit_intercept=False)
+    m = olbook.SVM(kernel, C=C, fit_intercept=False, tol=1e-9).fit(X, y)
+    alpha = np.zeros(X.shape[0])
+    alpha[m.support_] = m.dual_coef_[0] * y[m.support_]
+    Q = y[:, None] * y[None, :] * kernels.gram(kernel, X)
+    Cv = np.inf if C is None else C
+    res = minimize(lambda a: 0.5 * a @ Q @ a - a.sum(), np.zeros(X.shape[0]), jac=lambda a: Q @ a - 1.0,
+                   method="L-BFGS-B", bounds=[(0.0, None if C is None else C)] * X.shape[0],
+                   options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10000})
+    ours_obj = 0.5 * alpha @ Q @ alpha - alpha.sum()
+    assert ours_obj <= res.fun + 1e-7 * max(1.0, abs(res.fun))  # at least as good as L-BFGS-B
+    assert ours_obj == pytest.approx(res.fun, rel=1e-5)
+    yf = y * m.decision_function(X)
+    assert np.all(yf[alpha == 0] >= 1 - 1e-6)
+    free = (alpha > 0) & (alpha < Cv)
+    assert np.all(np.abs(yf[free] - 1) <= 1e-6)
+    assert np.all(yf[alpha == Cv] <= 1 + 1e-6)
+    assert m.kkt_gap_ < 1e-9
+
+
+def test_no_intercept_non_separable_and_one_class():
+    X = np.array([[1.0], [2.0]])
+    y = np.array([1.0, -1.0])
+    assert olbook.SVM().fit(X, y).score(X, y) == 1.0  # with an intercept: fine
+    with pytest.raises(ValueError, match="through the origin"):
+        olbook.SVM(fit_intercept=False).fit(X, y)
+    m = olbook.SVM(fit_intercept=False).fit(X, np.ones(2))  # one class is fine without intercept
+    assert m.coef_[0] == pytest.approx(1.0) and m.margin_ == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="both"):
+        olbook.SVM().fit(X, np.ones(2))
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(6, 40), d=st.integers(2, 4))
+def test_random_hard_margin_equals_scipy_qp(seed, n, d):
+    X, y = separable(seed, n=n, d=d, gap=0.2)
+    ours = olbook.SVM().fit(X, y)
+    A = y[:, None] * np.hstack([X, np.ones((X.shape[0], 1))])
+    res = minimize(lambda v: 0.5 * v[:-1] @ v[:-1], np.zeros(d + 1), jac=lambda v: np.r_[v[:-1], 0.0],
+                   constraints=[{"type": "ineq", "fun": lambda v: A @ v - 1.0, "jac": lambda v: A}],
+                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    assert res.success
+    assert ours.margin_ == pytest.approx(1.0 / np.linalg.norm(res.x[:-1]), rel=1e-5)
+    np.testing.assert_allclose(np.r_[ours.coef_, ours.intercept_], res.x, rtol=1e-4, atol=1e-5 * np.abs(res.x).max())
