@@ -13,7 +13,7 @@ import numbers
 import numba
 import numpy as np
 
-from .experts import ExpertTrace, _check_n_experts, _trace, check_losses
+from ._experts_base import ExpertTrace, _check_n_experts, _trace, check_losses
 
 __all__ = ["Hedge"]
 

@@ -1,6 +1,6 @@
 r"""The support vector machine: hard and soft margin, any kernel (book chapter 2).
 
-Book chapter 2, sections ``marg-sec-svm`` and ``marg-sec-kernels``. The
+Book chapter 2, sections ``marg-sec-dual`` and ``marg-sec-kernels``. The
 dual is solved by the SMO of :mod:`olbook._smo`.
 """
 
@@ -103,7 +103,7 @@ class SVM(ClassifierMixin, BaseEstimator):
     :func:`separable_in_feature_space` (the LP in the span of the kernel) for
     the others. (The dual is unbounded on such data: SMO would run forever.)
 
-    Book: chapter 2, section ``marg-sec-svm``; kernels in section ``marg-sec-kernels``.
+    Book: chapter 2, section ``marg-sec-dual``; kernels in section ``marg-sec-kernels``.
 
     Parameters
     ----------

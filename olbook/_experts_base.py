@@ -1,0 +1,121 @@
+"""The pieces the expert learners share: the trace, the checks of losses, regret.
+
+A private module below :mod:`olbook.experts` and :mod:`olbook.hedge`, which
+both import it (book chapter 5, part 1).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from ._validation import _describe, non_finite_error
+
+
+@dataclass(frozen=True)
+class ExpertTrace:
+    """What :meth:`run` returns, one entry per round (0-based).
+
+    Attributes
+    ----------
+    loss : ndarray of shape (T,)
+        The learner's loss at each round: its expected loss ``p_t . l_t`` for
+        Hedge, 1.0 at a mistake (else 0.0) for Halving and Weighted Majority.
+    cumulative_loss : ndarray of shape (T,)
+        Running sum of ``loss`` (since the last reset).
+    best_loss : ndarray of shape (T,)
+        Cumulative loss of the best expert after each round.
+    regret : ndarray of shape (T,)
+        ``cumulative_loss - best_loss``: the regret after each prefix.
+    """
+
+    loss: np.ndarray
+    cumulative_loss: np.ndarray
+    best_loss: np.ndarray
+    regret: np.ndarray
+
+    @property
+    def mistakes(self) -> int:
+        """Total learner loss as an integer (the mistake count of Halving and WM)."""
+        return int(round(float(self.cumulative_loss[-1]))) if self.loss.size else 0
+
+
+def check_losses(losses, n_experts: int | None = None, *, kind: str = "unit", ndim: int = 2) -> np.ndarray:
+    """Return ``losses`` as a float64 array, or raise a ``ValueError`` naming the problem.
+
+    ``kind`` is ``"unit"`` (values in [0, 1], as the regret bounds assume),
+    ``"binary"`` (0 or 1: an expert is right or wrong) or ``"real"`` (any
+    finite value). ``ndim`` is 1 for one round, 2 for a (T, m) matrix.
+    """
+    try:
+        arr = np.asarray(losses, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"losses must be numeric; could not convert them to float64 ({exc})") from None
+    shape = "(n_experts,)" if ndim == 1 else "(n_rounds, n_experts)"
+    if arr.ndim != ndim:
+        raise ValueError(f"losses must be a {ndim}-D array of shape {shape}; got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"losses is empty (shape {arr.shape}).")
+    if n_experts is not None and arr.shape[-1] != n_experts:
+        raise ValueError(f"losses has {arr.shape[-1]} experts (columns), but the learner has {n_experts}.")
+    if not np.all(np.isfinite(arr)):
+        raise non_finite_error(arr, "losses")
+    if kind == "binary" and np.any((arr != 0.0) & (arr != 1.0)):
+        raise ValueError(f"losses must be 0 (expert right) or 1 (expert wrong); found {_describe(arr)}.")
+    if kind == "unit":
+        lo, hi = float(arr.min()), float(arr.max())
+        if lo < 0.0 or hi > 1.0:
+            raise ValueError(
+                f"losses must lie in [0, 1], the range the regret bound assumes; found values in "
+                f"[{lo!r}, {hi!r}]. Rescale them, or use Hedge(bounded=False) to give up the bound."
+            )
+    return np.ascontiguousarray(arr)
+
+
+def _check_n_experts(n_experts) -> int:
+    if isinstance(n_experts, bool) or not isinstance(n_experts, numbers.Integral) or n_experts < 1:
+        raise ValueError(f"n_experts must be an integer >= 1; got {n_experts!r}.")
+    return int(n_experts)
+
+
+def regret(losses, choices) -> float:
+    """Regret of a sequence of choices against the best fixed expert.
+
+    ``choices`` is either a 1-D array of expert indices (a deterministic
+    learner follows expert ``choices[t]`` at round ``t``) or a (T, m) array of
+    distributions (the learner's expected loss is ``p_t . l_t``). Returns
+    ``sum_t loss_t - min_i sum_t l_{t,i}`` (book, definition ``regret-def-regret``).
+    """
+    L = check_losses(losses, kind="real")
+    c = np.asarray(choices)
+    if c.ndim == 1:
+        if c.shape[0] != L.shape[0] or not np.issubdtype(c.dtype, np.integer):
+            raise ValueError(f"choices must be {L.shape[0]} integer expert indices; got {c.dtype} of shape {c.shape}.")
+        if c.min() < 0 or c.max() >= L.shape[1]:
+            raise ValueError(f"choices must lie in [0, {L.shape[1] - 1}]; found [{c.min()}, {c.max()}].")
+        paid = L[np.arange(L.shape[0]), c]
+    else:
+        P = np.asarray(c, dtype=np.float64)
+        if P.shape != L.shape:
+            raise ValueError(f"choices has shape {P.shape}; the losses have shape {L.shape}.")
+        paid = _rowwise_dot(np.ascontiguousarray(P), L)
+    return float(np.cumsum(paid)[-1] - np.cumsum(L, axis=0)[-1].min())
+
+
+@numba.njit(cache=True)
+def _rowwise_dot(P, L):  # pragma: no cover - compiled
+    out = np.empty(P.shape[0])
+    for t in range(P.shape[0]):
+        acc = 0.0
+        for i in range(P.shape[1]):
+            acc += P[t, i] * L[t, i]
+        out[t] = acc
+    return out
+
+
+def _trace(loss: np.ndarray, best: np.ndarray, offset: float) -> ExpertTrace:
+    cum = np.cumsum(loss) + offset
+    return ExpertTrace(loss=loss, cumulative_loss=cum, best_loss=best, regret=cum - best)
