@@ -8,22 +8,12 @@ Times, best of 5 runs:
 Run: ``.venv/bin/python benchmarks/boosting.py``.
 """
 
-import time
-
 import numpy as np
+from _timing import best_of
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import AdaBoostClassifier
 
 from olbook import AdaBoost, DecisionStump
-
-
-def best_of(f, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t0)
-    return out, min(times)
 
 
 def main():

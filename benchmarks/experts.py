@@ -10,9 +10,9 @@ regret beside its bound, so that a fast but wrong run is noticed.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of
 
 import olbook
 
@@ -28,13 +28,11 @@ def main() -> None:
     L = rng.random((args.T, args.m))
     olbook.Hedge(args.m).run(L[:10])  # compile before timing
     for eta in ["anytime", "doubling"]:
-        times = []
-        for _ in range(args.repeat):
+        def play(eta=eta):
             h = olbook.Hedge(args.m, eta=eta)
-            t0 = time.perf_counter()
-            tr = h.run(L)
-            times.append(time.perf_counter() - t0)
-        best = min(times)
+            return h, h.run(L)
+
+        (h, tr), best = best_of(play, args.repeat)
         print(f"Hedge(eta={eta!r}).run, T={args.T}, m={args.m}: {best:.3f} s "
               f"({args.T * args.m / best / 1e6:.0f} M expert-rounds/s); "
               f"regret {tr.regret[-1]:.2f} <= bound {h.regret_bound(args.T):.2f}")

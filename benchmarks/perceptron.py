@@ -17,10 +17,10 @@ measured about 3x.)
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import numpy as np
+from _timing import best_of
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron as SkPerceptron
 
@@ -34,15 +34,6 @@ def numpy_perceptron(X: np.ndarray, y: np.ndarray) -> np.ndarray:
         if y[i] * np.dot(w, X[i]) <= 0.0:
             w += y[i] * X[i]
     return w
-
-
-def best_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
@@ -68,9 +59,9 @@ def main() -> None:
                                 fit_intercept=False).fit(X, y)
 
     ours, theirs, plain = run_olbook(), run_sklearn(), numpy_perceptron(X, y)
-    t_ol = best_time(run_olbook, args.repeat)
-    t_sk = best_time(run_sklearn, args.repeat)
-    t_np = best_time(lambda: numpy_perceptron(X, y), 1)
+    _, t_ol = best_of(run_olbook, args.repeat)
+    _, t_sk = best_of(run_sklearn, args.repeat)
+    _, t_np = best_of(lambda: numpy_perceptron(X, y), 1)
 
     print(f"data: {args.n} x {args.d} float64, one pass, same order; {ours.n_updates_} updates")
     print(f"identical to scikit-learn: {np.array_equal(ours.coef_, theirs.coef_[0])}; "

@@ -23,9 +23,9 @@ at each iteration, which keeps the solver short and readable.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of
 from sklearn.datasets import make_moons
 from sklearn.svm import SVC
 
@@ -45,31 +45,22 @@ def spirals(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def best_time(fn, repeat: int) -> tuple[float, object]:
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def rel_diff(f: np.ndarray, g: np.ndarray) -> float:
     return float(np.max(np.abs(f - g)) / np.max(np.abs(g)))
 
 
 def run(name: str, X: np.ndarray, y: np.ndarray, gamma: float, C: float, repeat: int) -> None:
     k = kernels.gaussian(gamma)
-    t_ol, ours = best_time(lambda: olbook.SVM(k, C=C).fit(X, y), repeat)
-    t_gram, K = best_time(lambda: kernels.gram(k, X), repeat)
+    ours, t_ol = best_of(lambda: olbook.SVM(k, C=C).fit(X, y), repeat)
+    K, t_gram = best_of(lambda: kernels.gram(k, X), repeat)
 
     def solve_only():
         alpha, G = np.zeros(X.shape[0]), -np.ones(X.shape[0])
         return smo(K, y, C, 1e-6, 10**7, alpha, G)
 
-    t_smo, _ = best_time(solve_only, repeat)
-    t_sk6, sk6 = best_time(lambda: SVC(kernel="rbf", gamma=gamma, C=C, tol=1e-6).fit(X, y), repeat)
-    t_sk3, sk3 = best_time(lambda: SVC(kernel="rbf", gamma=gamma, C=C).fit(X, y), repeat)
+    _, t_smo = best_of(solve_only, repeat)
+    sk6, t_sk6 = best_of(lambda: SVC(kernel="rbf", gamma=gamma, C=C, tol=1e-6).fit(X, y), repeat)
+    sk3, t_sk3 = best_of(lambda: SVC(kernel="rbf", gamma=gamma, C=C).fit(X, y), repeat)
     lo, hi = X.min(axis=0) - 0.5, X.max(axis=0) + 0.5
     gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], 100), np.linspace(lo[1], hi[1], 100))
     grid = np.column_stack([gx.ravel(), gy.ravel()])

@@ -9,20 +9,10 @@ Times, best of 5 runs:
 Run: ``.venv/bin/python benchmarks/vc.py``.
 """
 
-import time
-
 import numpy as np
+from _timing import best_of
 
 from olbook import vc
-
-
-def best_of(f, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t0)
-    return out, min(times)
 
 
 def main():
