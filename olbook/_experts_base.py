@@ -9,9 +9,9 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from ._rowops import rowwise_dots
 from ._validation import _describe, non_finite_error
 
 
@@ -101,19 +101,8 @@ def regret(losses, choices) -> float:
         P = np.asarray(c, dtype=np.float64)
         if P.shape != L.shape:
             raise ValueError(f"choices has shape {P.shape}; the losses have shape {L.shape}.")
-        paid = _rowwise_dot(np.ascontiguousarray(P), L)
+        paid = rowwise_dots(np.ascontiguousarray(P), L)
     return float(np.cumsum(paid)[-1] - np.cumsum(L, axis=0)[-1].min())
-
-
-@numba.njit(cache=True)
-def _rowwise_dot(P, L):  # pragma: no cover - compiled
-    out = np.empty(P.shape[0])
-    for t in range(P.shape[0]):
-        acc = 0.0
-        for i in range(P.shape[1]):
-            acc += P[t, i] * L[t, i]
-        out[t] = acc
-    return out
 
 
 def _trace(loss: np.ndarray, best: np.ndarray, offset: float) -> ExpertTrace:

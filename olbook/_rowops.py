@@ -55,6 +55,26 @@ def row_dots(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _row_dots(X, w)
 
 
+def rowwise_dots(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``(A * B).sum(axis=1)``: the dot product of each row of ``A`` with the same row of ``B``, left to right.
+
+    ``A`` and ``B`` are C-contiguous 2-D float64 arrays of the same shape (for the
+    experts of chapter 5: distributions times losses, one round per row).
+    """
+    return _rowwise_dots(A, B)
+
+
+@numba.njit(cache=True)
+def _rowwise_dots(A, B):  # pragma: no cover - compiled
+    out = np.empty(A.shape[0])
+    for t in range(A.shape[0]):
+        acc = 0.0
+        for i in range(A.shape[1]):
+            acc += A[t, i] * B[t, i]
+        out[t] = acc
+    return out
+
+
 def row_sqnorms(X: np.ndarray) -> np.ndarray:
     """Squared Euclidean norm of every row of ``X``, in the fixed order of :func:`row_score`."""
     return _row_sqnorms(X)

@@ -19,6 +19,8 @@ from itertools import product
 import numpy as np
 from scipy.optimize import linprog
 
+from ._validation import non_finite_error
+
 __all__ = [
     "check_points",
     "check_points_labels",
@@ -50,10 +52,7 @@ def check_points(points, *, dim: int | None = None, name: str = "points") -> np.
     if dim is not None and arr.shape[1] != dim:
         raise ValueError(f"{name} must have dimension {dim} for this class; got shape {arr.shape}.")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(
-            f"{name} contains non-finite values: {int(np.isnan(arr).sum())} NaN and "
-            f"{int(np.isinf(arr).sum())} inf."
-        )
+        raise non_finite_error(arr, name)
     return np.ascontiguousarray(arr)
 
 

@@ -39,7 +39,7 @@ import numbers
 import numba
 import numpy as np
 
-from ._validation import all_finite, check_X
+from ._validation import all_finite, check_positive_float, check_X
 
 __all__ = ["Kernel", "linear", "polynomial", "gaussian", "laplacian", "gram", "is_psd", "default_psd_tol"]
 
@@ -96,12 +96,6 @@ def _check_pair(X, Y) -> tuple[np.ndarray, np.ndarray, bool]:
     if Ya.shape[1] != Xa.shape[1]:
         raise ValueError(f"X has {Xa.shape[1]} features but Y has {Ya.shape[1]}; a kernel needs both equal.")
     return Xa, Ya, False
-
-
-def _check_gamma(gamma) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma) or gamma <= 0:
-        raise ValueError(f"gamma must be a finite number > 0; got {gamma!r}.")
-    return float(gamma)
 
 
 def _checked_block(kernel, K: np.ndarray) -> np.ndarray:
@@ -216,6 +210,7 @@ def polynomial(degree: int = 2, coef0: float = 1.0) -> Kernel:
 
 class _Gaussian(Kernel):
     name = "gaussian"
+    _root = False  # exp(-gamma * distance^2); the Laplacian subclass takes the distance itself
 
     def __init__(self, gamma: float):
         self.gamma = gamma
@@ -224,7 +219,7 @@ class _Gaussian(Kernel):
         return {"gamma": self.gamma}
 
     def _block(self, X, Y, symmetric):
-        return _pairwise_exp(X, Y, symmetric, self.gamma, False)
+        return _pairwise_exp(X, Y, symmetric, self.gamma, self._root)
 
 
 def gaussian(gamma: float = 1.0) -> Kernel:
@@ -240,20 +235,12 @@ def gaussian(gamma: float = 1.0) -> Kernel:
     ValueError
         If ``gamma`` is not a finite number > 0.
     """
-    return _Gaussian(_check_gamma(gamma))
+    return _Gaussian(check_positive_float(gamma, "gamma"))
 
 
-class _Laplacian(Kernel):
+class _Laplacian(_Gaussian):
     name = "laplacian"
-
-    def __init__(self, gamma: float):
-        self.gamma = gamma
-
-    def _params(self):
-        return {"gamma": self.gamma}
-
-    def _block(self, X, Y, symmetric):
-        return _pairwise_exp(X, Y, symmetric, self.gamma, True)
+    _root = True
 
 
 def laplacian(gamma: float = 1.0) -> Kernel:
@@ -275,7 +262,7 @@ def laplacian(gamma: float = 1.0) -> Kernel:
     ValueError
         If ``gamma`` is not a finite number > 0.
     """
-    return _Laplacian(_check_gamma(gamma))
+    return _Laplacian(check_positive_float(gamma, "gamma"))
 
 
 def gram(kernel, X, Y=None) -> np.ndarray:

@@ -22,14 +22,14 @@ from collections.abc import Callable
 import numpy as np
 
 from ._rowops import row_sqnorms
+from ._validation import check_positive_float, non_finite_error
 
 __all__ = ["OGD", "project_ball", "project_box"]
 
 
 def project_ball(radius: float) -> Callable[[np.ndarray], np.ndarray]:
     """Euclidean projection onto the ball ``{x : ||x|| <= radius}`` (diameter ``2 radius``)."""
-    if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not (math.isfinite(radius) and radius > 0):
-        raise ValueError(f"radius must be a finite number > 0; got {radius!r}.")
+    check_positive_float(radius, "radius")
 
     def proj(x: np.ndarray) -> np.ndarray:
         n = math.sqrt(float(row_sqnorms(np.ascontiguousarray(x, dtype=np.float64)[None, :])[0]))
@@ -71,9 +71,8 @@ class OGD:
         if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
             raise ValueError(f"x0 must be a non-empty finite 1-D array; got shape {x.shape}.")
         for name, v in (("diameter", diameter), ("lipschitz", lipschitz)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)
-                                  or not (math.isfinite(v) and v > 0)):
-                raise ValueError(f"{name} must be a finite number > 0; got {v!r}.")
+            if v is not None:
+                check_positive_float(v, name)
         if isinstance(eta, str):
             if eta not in ("tuned", "anytime"):
                 raise ValueError(f"eta must be a number > 0, 'tuned' or 'anytime'; got {eta!r}.")
@@ -116,8 +115,7 @@ class OGD:
         if g.shape != self.x_.shape:
             raise ValueError(f"gradient has shape {g.shape}; the point has shape {self.x_.shape}.")
         if not np.all(np.isfinite(g)):
-            raise ValueError(f"gradient contains non-finite values: {int(np.isnan(g).sum())} NaN and "
-                             f"{int(np.isinf(g).sum())} inf.")
+            raise non_finite_error(g, "gradient")
         x = self.x_ - self.eta_at(self.n_rounds_ + 1) * g
         if self.projection is not None:
             x = np.asarray(self.projection(x), dtype=np.float64)

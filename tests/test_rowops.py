@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import olbook
-from olbook._rowops import row_dots, row_score, row_sqnorms
+from olbook._rowops import row_dots, row_score, row_sqnorms, rowwise_dots
 
 
 def _left_to_right(a, b) -> float:
@@ -34,6 +34,15 @@ def test_row_score_is_the_left_to_right_sum(d):
         assert f == _left_to_right(w, X[i]) == dots[i]
         assert nonfinite == 0.0
         assert sq[i] == _left_to_right(X[i], X[i])
+
+
+@pytest.mark.parametrize("m", [1, 3, 17, 100])
+def test_rowwise_dots_are_the_left_to_right_sums(m):
+    rng = np.random.default_rng(m)
+    A = rng.standard_normal((30, m)) * 10.0 ** rng.integers(-8, 8, size=(30, m))
+    B = rng.standard_normal((30, m))
+    out = rowwise_dots(A, B)
+    assert [float(v) for v in out] == [_left_to_right(A[t], B[t]) for t in range(30)]
 
 
 def test_row_score_flags_non_finite_rows():
