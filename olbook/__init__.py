@@ -10,6 +10,10 @@ Public names (see each docstring for the paper and the book section):
   :func:`find_separator`, :func:`is_linearly_separable`;
 * data: the module :mod:`olbook.data`;
 * figures: the module :mod:`olbook.plotting`;
+* printing: :func:`fmt` (floats that print the same on every CPU),
+  :func:`show_source` (olbook's code, highlighted);
+* fixed-order sums (the same bits on every CPU): :func:`row_dots`,
+  :func:`row_score`, :func:`row_sqnorms`, :func:`rowwise_dots`;
 * max margin and kernels (chapter 2): :class:`SVM`, the module :mod:`olbook.kernels`;
 * experts and online convex optimization (chapter 5): :class:`Halving`,
   :class:`WeightedMajority`, :class:`Hedge`, :func:`regret`, :class:`OGD`;
@@ -19,8 +23,10 @@ Public names (see each docstring for the paper and the book section):
 
 from . import data, kernels, plotting, vc
 from ._base import Trace
+from ._rowops import row_dots, row_score, row_sqnorms, rowwise_dots
 from ._validation import ConvergenceWarning
 from .boosting import AdaBoost, Boosting, DecisionStump, WeakLearnerWarning
+from .display import fmt, show_source
 from .experts import ExpertTrace, Halving, Hedge, WeightedMajority, regret
 from .margins import (
     MistakeBound,
@@ -61,7 +67,9 @@ __all__ = [
     "boosting",
     "data",
     "experts",
+    "display",
     "find_separator",
+    "fmt",
     "hinge_mistake_bound",
     "is_linearly_separable",
     "kernels",
@@ -72,5 +80,10 @@ __all__ = [
     "plotting",
     "radius",
     "regret",
+    "row_dots",
+    "row_score",
+    "row_sqnorms",
+    "rowwise_dots",
+    "show_source",
     "vc",
 ]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["row_score", "row_dots", "row_sqnorms"]
+__all__ = ["row_score", "row_dots", "row_sqnorms", "rowwise_dots"]
 
 
 @numba.njit(cache=True)

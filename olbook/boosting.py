@@ -20,7 +20,42 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_positive_float, check_positive_int, check_X, check_X_y
 
-__all__ = ["AdaBoost", "Boosting", "DecisionStump", "WeakLearnerWarning", "stump_errors"]
+__all__ = ["AdaBoost", "Boosting", "DecisionStump", "WeakLearnerWarning", "odd_ceil", "round_gain", "stump_errors"]
+
+
+def odd_ceil(t):
+    """The smallest odd integer >= ``t`` (elementwise for an array).
+
+    The (1+eps) boosting of section 3.2 takes a majority vote of an odd number of
+    hypotheses, so that the vote has no tie. A scalar gives an ``int``, an array an
+    array of floats holding integers.
+
+    Examples
+    --------
+    >>> odd_ceil(4.2), odd_ceil(5), odd_ceil(6)
+    (5, 5, 7)
+    """
+    if np.ndim(t) == 0:
+        c = math.ceil(t)
+        return int(c + (c % 2 == 0))
+    c = np.ceil(np.asarray(t, dtype=np.float64))
+    return c + (c % 2 == 0)
+
+
+def round_gain(epsilon, gamma):
+    r"""The exact per-round gain :math:`D = \tfrac12\ln(1+\varepsilon) - \ln(1+\varepsilon(\tfrac12-\gamma))`.
+
+    Section 3.2 (``boost-sec-reweight``) shows that when every weak hypothesis has
+    weighted error at most :math:`\tfrac12 - \gamma`, the majority vote of the
+    (1+eps) boosting errs on at most :math:`n e^{-TD}` of the :math:`n` training
+    examples after :math:`T` rounds; :math:`D > 0` iff
+    :math:`\varepsilon < 2\gamma/(\tfrac12-\gamma)^2`. Elementwise for arrays
+    (``np.log1p``).
+    """
+    eps = np.asarray(epsilon, dtype=np.float64)
+    g = np.asarray(gamma, dtype=np.float64)
+    out = 0.5 * np.log1p(eps) - np.log1p(eps * (0.5 - g))
+    return float(out) if out.ndim == 0 else out
 
 
 class WeakLearnerWarning(UserWarning):

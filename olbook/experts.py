@@ -35,7 +35,7 @@ __all__ = ["ExpertTrace", "Halving", "WeightedMajority", "Hedge", "regret", "che
 
 
 @numba.njit(cache=True)
-def _majority_run(L, w, beta, total):  # pragma: no cover - compiled
+def majority_run(L, w, beta, total):  # pragma: no cover - compiled
     """Halving (beta = 0) and Weighted Majority: w, total updated in place.
 
     A round is a mistake when the weight of the wrong experts is at least that
@@ -126,7 +126,7 @@ class _Majority:
 
     def _play(self, L: np.ndarray) -> ExpertTrace:
         offset = float(self.mistakes_)
-        loss, best = _majority_run(L, self.weights_, self._beta, self.expert_loss_)
+        loss, best = majority_run(L, self.weights_, self._beta, self.expert_loss_)
         self.mistakes_ += int(loss.sum())
         self.n_rounds_ += L.shape[0]
         return _trace(loss, best, offset)

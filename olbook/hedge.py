@@ -31,7 +31,7 @@ def _eta_at(mode, eta, ln_m, t, epoch_len):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _hedge_run(L, C, total, t0, mode, eta, ln_m, epoch_start, epoch_len):  # pragma: no cover - compiled
+def hedge_run(L, C, total, t0, mode, eta, ln_m, epoch_start, epoch_len):  # pragma: no cover - compiled
     """Play the rows of L; C (losses in the current epoch) and total are updated in place.
 
     The weights are exp(-eta_t * (C_i - min_j C_j)): the largest is exactly 1,
@@ -163,7 +163,7 @@ class Hedge:
 
     def _play(self, L: np.ndarray) -> ExpertTrace:
         offset = self.learner_loss_
-        loss, best, t, start, length = _hedge_run(
+        loss, best, t, start, length = hedge_run(
             L, self.epoch_loss_, self.expert_loss_, self.n_rounds_, self._mode, self._eta, self._ln_m,
             self._epoch[0], self._epoch[1])
         tr = _trace(loss, best, offset)

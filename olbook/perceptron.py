@@ -20,6 +20,8 @@ __all__ = [
     "NormalizedPerceptron",
     "AveragedPerceptron",
     "VotedPerceptron",
+    "normalize_rows",
+    "weight_history",
 ]
 
 
@@ -132,8 +134,47 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
         return mistakes, updates
 
 
-def _normalize_rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
-    """Append a constant 1 if ``fit_intercept``, then scale every row to unit norm."""
+def weight_history(X, y, trace) -> tuple[np.ndarray, np.ndarray]:
+    r"""Replay a cyclic perceptron run from its trace: which example each update used, and the weights after it.
+
+    The run is that of :class:`Perceptron` without intercept, started at
+    :math:`\mathbf w = \mathbf 0`, on the rows of ``X`` in cyclic order (round
+    ``t`` visits example ``t mod n``), as recorded in its ``trace_``. Book
+    sections 1.3 and 1.4 use it to follow :math:`\mathbf u^\top\mathbf w_k` and
+    :math:`\|\mathbf w_k\|^2` update by update.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        The examples of the run, in the order it visited them (for the
+        normalized perceptron, the normalized rows: :func:`normalize_rows`).
+    y : array_like of shape (n_samples,)
+        Their labels in {-1, +1}.
+    trace : Trace
+        The learner's ``trace_``.
+
+    Returns
+    -------
+    idx : ndarray of int, shape (n_updates,)
+        The example used by each update.
+    W : ndarray of shape (n_updates, n_features)
+        Row ``k - 1`` is the weight vector right after the ``k``-th update, summed
+        in the order of the updates (the compiled loop's order, so to the last bit
+        the weights the learner held).
+    """
+    Xa = check_X(X)
+    ya = np.asarray(y, dtype=np.float64)
+    idx = np.flatnonzero(trace.updates) % Xa.shape[0]
+    W = np.cumsum(ya[idx, None] * Xa[idx], axis=0)
+    return idx, np.ascontiguousarray(W)
+
+
+def normalize_rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
+    """Append a constant 1 if ``fit_intercept``, then scale every row to unit norm.
+
+    The examples the :class:`NormalizedPerceptron` learns on (book section 1.4).
+    Raises ``ValueError`` for NaN/inf and for a zero row, which has no direction.
+    """
     if not all_finite(X):
         raise non_finite_error(X)
     A = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
@@ -195,7 +236,7 @@ class NormalizedPerceptron(Perceptron):
                 f"fit_intercept was {self._intercept} when this NormalizedPerceptron started and is now "
                 f"{self.fit_intercept}; its weights cannot change length: call fit to start again."
             )
-        A = _normalize_rows(X, self._intercept)
+        A = normalize_rows(X, self._intercept)
         self._w, _, mistakes, updates = _run_epoch(A, y, self._w, 0.0, False)
         self._split()
         return mistakes, updates
@@ -204,7 +245,7 @@ class NormalizedPerceptron(Perceptron):
         """Score :math:`\\mathbf w^\\top \\hat{\\mathbf a}` of each normalized example."""
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_)
-        return row_dots(_normalize_rows(Xa, self._intercept), self._w)
+        return row_dots(normalize_rows(Xa, self._intercept), self._w)
 
 
 class AveragedPerceptron(Perceptron):

@@ -33,6 +33,7 @@ and boxes count their labellings in closed form.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -55,7 +56,26 @@ __all__ = [
     "shatters",
     "growth",
     "vc_dimension",
+    "sauer_shelah",
 ]
+
+
+def sauer_shelah(n: int, d: int) -> int:
+    r"""The Sauer--Shelah bound :math:`\Phi_d(n) = \sum_{i=0}^{d} \binom{n}{i}`.
+
+    A class of VC dimension ``d`` realizes at most this many labellings of ``n``
+    points (book section 4.3, ``vc-sec-growth``; Sauer 1972, Shelah 1972). Exact
+    integers.
+
+    Examples
+    --------
+    >>> sauer_shelah(10, 2)
+    56
+    """
+    n, d = int(n), int(d)
+    if n < 0 or d < 0:
+        raise ValueError(f"n and d must be integers >= 0; got n={n}, d={d}.")
+    return sum(math.comb(n, i) for i in range(d + 1))
 
 
 def _check_class(cls) -> None:
