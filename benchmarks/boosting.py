@@ -2,7 +2,7 @@
 
 Times, best of 5 runs:
 * ``DecisionStump().fit`` on 100,000 x 20 Gaussian data (exact best weighted threshold, all features);
-* ``AdaBoost(n_rounds=50).fit`` on ``load_breast_cancer`` (569 x 30), for comparison with
+* ``AdaBoost(n_estimators=50).fit`` on ``load_breast_cancer`` (569 x 30), for comparison with
   ``sklearn.ensemble.AdaBoostClassifier(estimator=DecisionStump(), n_estimators=50)``.
 
 Run: ``.venv/bin/python benchmarks/boosting.py``.
@@ -25,7 +25,7 @@ def main():
     yc = np.where(yc == 1, 1, -1)
     cases = [
         ("DecisionStump().fit, 100,000 x 20, weighted", lambda: DecisionStump().fit(X, y, sample_weight=w)),
-        ("AdaBoost(50).fit, breast cancer 569 x 30", lambda: AdaBoost(n_rounds=50).fit(Xc, yc)),
+        ("AdaBoost(50).fit, breast cancer 569 x 30", lambda: AdaBoost(n_estimators=50).fit(Xc, yc)),
         (
             "sklearn AdaBoostClassifier(DecisionStump(), 50).fit, same data",
             lambda: AdaBoostClassifier(estimator=DecisionStump(), n_estimators=50).fit(Xc, yc),

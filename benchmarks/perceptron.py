@@ -50,7 +50,7 @@ def main() -> None:
     olbook.Perceptron().fit(X[:10], y[:10])  # compile (or load numba's cache) before timing
 
     def run_olbook():
-        return olbook.Perceptron(max_epochs=1).fit(X, y)
+        return olbook.Perceptron(max_iter=1).fit(X, y)
 
     def run_sklearn():
         with warnings.catch_warnings():

@@ -20,20 +20,24 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from ._rowops import row_dots
 from ._validation import ConvergenceWarning, check_positive_int, check_X, check_X_y
 
-__all__ = ["Trace", "OnlineLearner", "LinearPredictorMixin", "predict_from_scores"]
+__all__ = ["CLASSES", "Trace", "OnlineLearner", "LinearPredictorMixin", "predict_from_scores"]
+
+
+#: The labels of every olbook classifier, and the dtype of its predictions.
+CLASSES = np.array([-1, 1], dtype=np.int64)
 
 
 def predict_from_scores(scores: np.ndarray) -> np.ndarray:
-    """Labels from real-valued scores: +1 where the score is > 0, else -1.
+    """Labels from real-valued scores: +1 where the score is > 0, else -1 (int64, as ``classes_``).
 
     A score of exactly 0 is predicted -1, as in scikit-learn.
     """
-    return np.where(scores > 0.0, 1.0, -1.0)
+    return np.where(scores > 0.0, CLASSES[1], CLASSES[0])
 
 
 class Trace:
@@ -113,10 +117,7 @@ class LinearPredictorMixin:
     """``decision_function`` and ``predict`` for a model ``sign(coef_ . x + intercept_)``."""
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "coef_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet; call fit or partial_fit first."
-            )
+        check_is_fitted(self, "coef_")
 
     def decision_function(self, X) -> np.ndarray:
         """Signed score :math:`\\mathbf w^\\top \\mathbf x + b` of each example, shape (n_samples,)."""
@@ -155,16 +156,17 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         Total number of mistakes (wrong predictions) so far.
     n_updates_ : int
         Total number of updates so far.
-    n_epochs_ : int
-        Passes over the data made by the last ``fit`` (``partial_fit`` adds one).
+    n_iter_ : int
+        Passes over the data made by the last ``fit`` (``partial_fit`` adds one);
+        at most ``max_iter`` for ``fit``, as scikit-learn's ``Perceptron``.
     converged_ : bool
         Whether the last pass made no update (then further passes over the
         same data change nothing).
     n_features_in_ : int
-    classes_ : ndarray, ``[-1., 1.]``
+    classes_ : ndarray of int64, ``[-1, 1]``
     """
 
-    max_epochs: int
+    max_iter: int
     #: Stop ``fit`` after a pass with no update. True for learners whose model is
     #: the current state; False for those whose model depends on how long each
     #: state lasted (averaged, voted), where every pass counts.
@@ -184,31 +186,31 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
     def _start(self, n_features: int) -> None:
         self._init_state(n_features)
         self.n_features_in_ = n_features
-        self.classes_ = np.array([-1.0, 1.0])
+        self.classes_ = CLASSES.copy()
         self.trace_ = Trace()
         self.mistakes_ = 0
         self.n_updates_ = 0
-        self.n_epochs_ = 0
+        self.n_iter_ = 0
         self.converged_ = False
 
     def _record(self, mistakes: np.ndarray, updates: np.ndarray) -> None:
         self.trace_.append(mistakes, updates)
         self.mistakes_ += int(mistakes.sum())
         self.n_updates_ += int(updates.sum())
-        self.n_epochs_ += 1
+        self.n_iter_ += 1
         self.converged_ = not bool(updates.any())
 
     def fit(self, X, y):
-        """Start from the initial state and make up to ``max_epochs`` passes over ``(X, y)``.
+        """Start from the initial state and make up to ``max_iter`` passes over ``(X, y)``.
 
         The examples are visited in the order given, every pass. For a learner
         whose model is its current state (the perceptron) training stops early
         after the first pass with no update (no example has
         :math:`y f(\\mathbf x) \\le 0`), since further passes would change
-        nothing; the averaged and voted perceptrons make all ``max_epochs``
+        nothing; the averaged and voted perceptrons make all ``max_iter``
         passes, because their model weighs each state by how long it lasted.
 
-        If ``max_epochs > 1`` and the last pass still made an update, a
+        If ``max_iter > 1`` and the last pass still made an update, a
         :class:`~sklearn.exceptions.ConvergenceWarning` says so: on data that is
         not linearly separable the perceptron never stops by itself.
 
@@ -217,7 +219,7 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        epochs = check_positive_int(self.max_epochs, "max_epochs")
+        epochs = check_positive_int(self.max_iter, "max_iter")
         Xa, ya = check_X_y(X, y, finite=False)  # _epoch rejects NaN/inf
         saved = dict(self.__dict__)
         try:
@@ -233,7 +235,7 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         if epochs > 1 and not self.converged_:
             warnings.warn(
                 f"{type(self).__name__} still made updates in the last of its {epochs} passes "
-                "(max_epochs reached); the data may not be linearly separable.",
+                "(max_iter reached); the data may not be linearly separable.",
                 ConvergenceWarning,
                 stacklevel=2,
             )

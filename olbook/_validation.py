@@ -7,11 +7,13 @@ the learner exactly as it was.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numba
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_scalar
 
 __all__ = [
     "ConvergenceWarning",
@@ -23,6 +25,8 @@ __all__ = [
     "check_positive_int",
     "check_nonnegative_int",
     "check_positive_float",
+    "check_nonnegative_float",
+    "check_open_unit",
     "check_probability",
     "check_bool",
     "check_rng",
@@ -140,32 +144,52 @@ def check_X_y(X, y, *, n_features: int | None = None, finite: bool = True) -> tu
     return Xa, ya
 
 
+def _scalar(value, name: str, kind, what: str, **bounds):
+    """``sklearn.utils.check_scalar`` with olbook's rules: one ``ValueError`` that names the
+    parameter, the condition and the value; ``bool`` is not a number; NaN and inf are refused."""
+    ok = not isinstance(value, (bool, np.bool_))
+    if ok:
+        try:
+            check_scalar(value, name, kind, **bounds)
+        except (TypeError, ValueError):
+            ok = False
+    if ok and kind is numbers.Real and not math.isfinite(value):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be {what}; got {value!r}.")
+    return value
+
+
 def check_positive_int(value, name: str) -> int:
     """Return ``value`` if it is an integer >= 1, else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-    return int(value)
+    return int(_scalar(value, name, numbers.Integral, "an integer >= 1", min_val=1))
 
 
 def check_nonnegative_int(value, name: str) -> int:
     """Return ``value`` if it is an integer >= 0, else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"{name} must be an integer >= 0; got {value!r}.")
-    return int(value)
+    return int(_scalar(value, name, numbers.Integral, "an integer >= 0", min_val=0))
 
 
 def check_positive_float(value, name: str) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}.")
-    return float(value)
+    return float(_scalar(value, name, numbers.Real, "a finite number > 0", min_val=0,
+                         include_boundaries="neither"))
+
+
+def check_nonnegative_float(value, name: str) -> float:
+    """Return ``value`` as a float if it is finite and >= 0, else raise ``ValueError``."""
+    return float(_scalar(value, name, numbers.Real, "a finite number >= 0", min_val=0))
+
+
+def check_open_unit(value, name: str) -> float:
+    """Return ``value`` as a float if it lies in the open interval (0, 1), else raise ``ValueError``."""
+    return float(_scalar(value, name, numbers.Real, "a number in the open interval (0, 1)", min_val=0,
+                         max_val=1, include_boundaries="neither"))
 
 
 def check_probability(value, name: str) -> float:
     """Return ``value`` as a float if it lies in [0, 1], else raise ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}.")
-    return float(value)
+    return float(_scalar(value, name, numbers.Real, "a number in [0, 1]", min_val=0, max_val=1))
 
 
 def check_bool(value, name: str) -> bool:

@@ -13,13 +13,12 @@ The sets are those of section 6.6.1 of Hopcroft and Kannan's draft
 
 from __future__ import annotations
 
-import numbers
 from itertools import product
 
 import numpy as np
 from scipy.optimize import linprog
 
-from ._validation import non_finite_error
+from ._validation import check_bool, check_positive_int, non_finite_error
 
 __all__ = [
     "check_points",
@@ -71,9 +70,7 @@ def check_points_labels(points, labels, *, dim: int | None = None) -> tuple[np.n
 
 
 def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"k, the number of intervals, must be an integer >= 1; got {k!r}.")
-    return int(k)
+    return check_positive_int(k, "k, the number of intervals,")
 
 
 def _label_groups(x: np.ndarray, labels: np.ndarray) -> np.ndarray | None:
@@ -260,9 +257,7 @@ class HalfSpaces:
     """
 
     def __init__(self, homogeneous: bool = False):
-        if not isinstance(homogeneous, (bool, np.bool_)):
-            raise ValueError(f"homogeneous must be True or False; got {homogeneous!r}.")
-        self.homogeneous = bool(homogeneous)
+        self.homogeneous = check_bool(homogeneous, "homogeneous")
         # A labelling and its complement are realized together (negate (w, b)); not so through the origin.
         self._complement_symmetric = not self.homogeneous
 

@@ -4,7 +4,7 @@
 * :class:`DecisionStump` -- the weak learner: the exact best weighted threshold
   on one feature (section 3.1, ``boost-sec-weak``);
 * :class:`Boosting` -- multiply the weights of the mistakes by ``1 + epsilon``,
-  majority vote of ``n_rounds`` (odd) hypotheses (section 3.2, ``boost-sec-reweight``);
+  majority vote of ``n_estimators`` (odd) hypotheses (section 3.2, ``boost-sec-reweight``);
 * :class:`AdaBoost` -- Freund and Schapire's AdaBoost (1997) with hypothesis
   weights ``alpha_t = ln((1 - eps_t) / eps_t) / 2`` (section 3.4, ``boost-sec-adaboost``).
 """
@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import CLASSES, predict_from_scores
 from ._validation import check_positive_float, check_positive_int, check_X, check_X_y
 
 __all__ = ["AdaBoost", "Boosting", "DecisionStump", "WeakLearnerWarning", "odd_ceil", "round_gain", "stump_errors"]
@@ -172,19 +173,19 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         self.threshold_ = float(theta)
         self.polarity_ = 1 if s == 0 else -1
         self.error_ = float(err[k, j, s]) / total
-        self.classes_ = np.array([-1, 1])
+        self.classes_ = CLASSES.copy()
         self.n_features_in_ = Xa.shape[1]
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """``s`` where ``x[j] > theta``, else ``-s`` (floats +-1)."""
+        """``s`` where ``x[j] > theta``, else ``-s`` (floats +-1; :meth:`predict` gives int labels)."""
         check_is_fitted(self, "feature_")
         Xa = check_X(X, n_features=self.n_features_in_)
         return np.where(Xa[:, self.feature_] > self.threshold_, 1.0, -1.0) * self.polarity_
 
     def predict(self, X) -> np.ndarray:
         """The labels -1 / +1 (as ints, like ``classes_``)."""
-        return self.decision_function(X).astype(np.int64)
+        return predict_from_scores(self.decision_function(X))
 
 
 def _weak_fit(estimator, X, y, w):
@@ -213,13 +214,13 @@ class _Ensemble(ClassifierMixin, BaseEstimator):
     def staged_predict(self, X):
         """Yield the prediction after each round (``-1`` where the score is ``<= 0``)."""
         for f in self._votes(X):
-            yield np.where(f > 0, 1, -1)
+            yield predict_from_scores(f)
 
     def decision_function(self, X) -> np.ndarray:
         return self._votes(X)[-1]
 
     def predict(self, X) -> np.ndarray:
-        return np.where(self.decision_function(X) > 0, 1, -1)
+        return predict_from_scores(self.decision_function(X))
 
 
 class Boosting(_Ensemble):
@@ -228,7 +229,7 @@ class Boosting(_Ensemble):
     Round 1 calls the weak learner with every weight 1; after round t the
     examples its hypothesis misclassified have their weight multiplied by
     ``1 + epsilon``; the output is the unweighted majority vote of the
-    ``n_rounds`` hypotheses (odd, so no tie). Book section 3.2
+    ``n_estimators`` hypotheses (odd, so no tie). Book section 3.2
     (``boost-sec-reweight``); the algorithm of section 6.4 of Hopcroft and
     Kannan's draft (*Foundations of Data Science*), after Schapire (1990).
 
@@ -239,7 +240,7 @@ class Boosting(_Ensemble):
 
     Parameters
     ----------
-    n_rounds : int, default=101
+    n_estimators : int, default=101
         T, odd.
     epsilon : float, default=0.1
         The re-weighting factor is ``1 + epsilon``; must be > 0.
@@ -264,16 +265,16 @@ class Boosting(_Ensemble):
         apply; the algorithm still runs all rounds).
     """
 
-    def __init__(self, n_rounds: int = 101, epsilon: float = 0.1, estimator=None):
-        self.n_rounds = n_rounds
+    def __init__(self, n_estimators: int = 101, epsilon: float = 0.1, estimator=None):
+        self.n_estimators = n_estimators
         self.epsilon = epsilon
         self.estimator = estimator
 
     def fit(self, X, y) -> Boosting:
         """Run the T rounds on ``(X, y)``, labels -1 and +1."""
-        T = check_positive_int(self.n_rounds, "n_rounds")
+        T = check_positive_int(self.n_estimators, "n_estimators")
         if T % 2 == 0:
-            raise ValueError(f"n_rounds must be odd so that the majority vote has no tie; got {T}.")
+            raise ValueError(f"n_estimators must be odd so that the majority vote has no tie; got {T}.")
         eps = check_positive_float(self.epsilon, "epsilon")
         Xa, ya = check_X_y(X, y)
         n = Xa.shape[0]
@@ -304,7 +305,7 @@ class Boosting(_Ensemble):
         self.estimator_weights_ = np.ones(T)
         self.weighted_errors_ = errs
         self.log_weight_totals_ = log_totals
-        self.classes_ = np.array([-1, 1])
+        self.classes_ = CLASSES.copy()
         self.n_features_in_ = Xa.shape[1]
         return self
 
@@ -333,7 +334,7 @@ class AdaBoost(_Ensemble):
 
     Parameters
     ----------
-    n_rounds : int, default=50
+    n_estimators : int, default=50
     estimator : classifier with ``sample_weight``, optional (default :class:`DecisionStump`)
 
     Attributes
@@ -341,13 +342,13 @@ class AdaBoost(_Ensemble):
     estimators_, estimator_weights_ (the alpha_t), estimator_errors_ (the eps_t)
     """
 
-    def __init__(self, n_rounds: int = 50, estimator=None):
-        self.n_rounds = n_rounds
+    def __init__(self, n_estimators: int = 50, estimator=None):
+        self.n_estimators = n_estimators
         self.estimator = estimator
 
     def fit(self, X, y) -> AdaBoost:
-        """Run at most ``n_rounds`` rounds on ``(X, y)``, labels -1 and +1."""
-        T = check_positive_int(self.n_rounds, "n_rounds")
+        """Run at most ``n_estimators`` rounds on ``(X, y)``, labels -1 and +1."""
+        T = check_positive_int(self.n_estimators, "n_estimators")
         Xa, ya = check_X_y(X, y)
         n = Xa.shape[0]
         D = np.ones(n)
@@ -386,6 +387,6 @@ class AdaBoost(_Ensemble):
         self.estimators_ = hyps
         self.estimator_weights_ = np.array(alphas)
         self.estimator_errors_ = np.array(errs)
-        self.classes_ = np.array([-1, 1])
+        self.classes_ = CLASSES.copy()
         self.n_features_in_ = Xa.shape[1]
         return self

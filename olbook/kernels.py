@@ -34,12 +34,10 @@ Machine Learning 20(3), 1995.
 
 from __future__ import annotations
 
-import numbers
-
 import numba
 import numpy as np
 
-from ._validation import all_finite, check_positive_float, check_X
+from ._validation import all_finite, check_nonnegative_float, check_positive_float, check_positive_int, check_X
 
 __all__ = ["Kernel", "linear", "polynomial", "gaussian", "laplacian", "gram", "is_psd", "default_psd_tol"]
 
@@ -198,13 +196,11 @@ def polynomial(degree: int = 2, coef0: float = 1.0) -> Kernel:
     ValueError
         If ``degree`` is not an integer >= 1 or ``coef0`` is negative or not finite.
     """
-    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
-        raise ValueError(f"degree must be an integer >= 1; got {degree!r}.")
-    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0) or coef0 < 0:
-        raise ValueError(
-            f"coef0 must be a finite number >= 0; got {coef0!r} "
-            "(with coef0 < 0 the polynomial is not a kernel in general)."
-        )
+    check_positive_int(degree, "degree")
+    try:
+        check_nonnegative_float(coef0, "coef0")
+    except ValueError as exc:
+        raise ValueError(f"{exc} (With coef0 < 0 the polynomial is not a kernel in general.)") from None
     return _Polynomial(int(degree), float(coef0))
 
 
@@ -338,10 +334,8 @@ def is_psd(K, tol: float | None = None) -> bool:
         raise ValueError("K is empty (shape (0, 0)).")
     if not np.all(np.isfinite(Ka)):
         raise ValueError("K contains NaN or inf.")
-    if tol is not None and (
-        isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol < 0
-    ):
-        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}.")
+    if tol is not None:
+        check_nonnegative_float(tol, "tol")
     eig = np.linalg.eigvalsh((Ka + Ka.T) / 2.0)
     t = default_psd_tol(Ka, eig) if tol is None else float(tol)
     if float(np.max(np.abs(Ka - Ka.T))) > t:

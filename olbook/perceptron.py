@@ -68,7 +68,7 @@ def _run_epoch(X, y, w, b, fit_intercept):
 
 
 class Perceptron(LinearPredictorMixin, OnlineLearner):
-    r"""Rosenblatt's perceptron (PLA); with ``max_epochs > 1``, cyclic PLA.
+    r"""Rosenblatt's perceptron (PLA); with ``max_iter > 1``, cyclic PLA.
 
     Starting from :math:`\mathbf w = \mathbf 0,\ b = 0`, each example
     :math:`(\mathbf x_t, y_t)` is predicted :math:`\hat y_t = +1` if
@@ -82,7 +82,7 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
     One pass in the given order is the online perceptron; more passes, in the
     same order, are cyclic PLA, which stops after the first pass with no update.
     The result is identical to ``sklearn.linear_model.Perceptron(shuffle=False,
-    max_iter=max_epochs, tol=None, eta0=1.0, alpha=0.0, fit_intercept=...)``.
+    max_iter=max_iter, tol=None, eta0=1.0, alpha=0.0, fit_intercept=...)``.
 
     If some unit vector :math:`\mathbf u` has :math:`y_t\mathbf u^\top\mathbf x_t \ge \gamma`
     and :math:`\|\mathbf x_t\| \le R` for all :math:`t`, the number of
@@ -96,7 +96,7 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
     ----------
     fit_intercept : bool, default=False
         Learn a bias :math:`b` (equivalently, append a constant 1 to every example).
-    max_epochs : int, default=1
+    max_iter : int, default=1
         Maximum number of passes over the data in :meth:`fit`.
 
     Attributes
@@ -105,7 +105,7 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
         :math:`\mathbf w`.
     intercept_ : float
         :math:`b` (always 0 when ``fit_intercept=False``).
-    trace_, mistakes_, n_updates_, n_epochs_, converged_
+    trace_, mistakes_, n_updates_, n_iter_, converged_
         See :class:`olbook._base.OnlineLearner`.
 
     References
@@ -115,13 +115,13 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
     A. B. J. Novikoff, "On convergence proofs on perceptrons", 1962.
     """
 
-    def __init__(self, fit_intercept: bool = False, max_epochs: int = 1):
+    def __init__(self, fit_intercept: bool = False, max_iter: int = 1):
         self.fit_intercept = fit_intercept
-        self.max_epochs = max_epochs
+        self.max_iter = max_iter
 
     def _validate_params(self) -> None:
         check_bool(self.fit_intercept, "fit_intercept")
-        check_positive_int(self.max_epochs, "max_epochs")
+        check_positive_int(self.max_iter, "max_iter")
 
     def _init_state(self, n_features: int) -> None:
         self.coef_ = np.zeros(n_features)
@@ -211,7 +211,7 @@ class NormalizedPerceptron(Perceptron):
     Parameters
     ----------
     fit_intercept : bool, default=False
-    max_epochs : int, default=1
+    max_iter : int, default=1
 
     References
     ----------
@@ -261,7 +261,7 @@ class AveragedPerceptron(Perceptron):
     :math:`T` counts every round of every pass. This is Freund and Schapire's
     averaged perceptron, and it is identical (up to rounding) to
     ``sklearn.linear_model.SGDClassifier(loss='perceptron', learning_rate='constant',
-    eta0=1, penalty=None, average=True, shuffle=False, max_iter=max_epochs, tol=None,
+    eta0=1, penalty=None, average=True, shuffle=False, max_iter=max_iter, tol=None,
     fit_intercept=...)``. Book: section 1.6 (``perc-sec-averaged``).
 
     The sum is computed from the updates alone: an update at round :math:`s`

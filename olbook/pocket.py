@@ -8,7 +8,7 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._base import LinearPredictorMixin
+from ._base import CLASSES, LinearPredictorMixin
 from ._rowops import row_score
 from ._validation import check_bool, check_nonnegative_int, check_rng, check_X_y
 
@@ -129,5 +129,5 @@ class Pocket(LinearPredictorMixin, ClassifierMixin, BaseEstimator):
         self.pocket_errors_ = pocket_errors.copy()
         self.n_updates_ = int(n_updates)
         self.n_features_in_ = d
-        self.classes_ = np.array([-1.0, 1.0])
+        self.classes_ = CLASSES.copy()
         return self

@@ -10,10 +10,10 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _kernels
-from ._base import predict_from_scores
+from ._base import CLASSES, predict_from_scores
 from ._rowops import row_dots
 from ._smo import coordinate_descent, intercept_from_gradient, smo, weight_sqnorm
 from ._validation import (
@@ -144,7 +144,7 @@ class SVM(ClassifierMixin, BaseEstimator):
     kkt_gap_ : float
         The final KKT gap :math:`m - M` (below ``tol`` unless ``max_iter`` was reached);
         with ``fit_intercept=False``, the largest KKT violation of a single multiplier.
-    classes_ : ndarray ``[-1., 1.]``
+    classes_ : ndarray of int64, ``[-1, 1]``
     n_features_in_ : int
 
     References
@@ -250,7 +250,7 @@ class SVM(ClassifierMixin, BaseEstimator):
         self.margin_ = float(1.0 / np.sqrt(w2)) if w2 > 0.0 else np.inf
         self.n_iter_ = int(n_iter)
         self.kkt_gap_ = float(gap)
-        self.classes_ = np.array([-1.0, 1.0])
+        self.classes_ = CLASSES.copy()
         self.n_features_in_ = Xa.shape[1]
         self._fit_kernel = self.kernel
         self._coef = self._primal_weights() if self._is_linear else None
@@ -261,8 +261,7 @@ class SVM(ClassifierMixin, BaseEstimator):
         return row_dots(np.ascontiguousarray(self.support_vectors_.T), self.dual_coef_[0])
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "support_"):
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first.")
+        check_is_fitted(self, "support_")
 
     @property
     def coef_(self) -> np.ndarray:

@@ -35,14 +35,14 @@ def test_averaged_is_mean_of_post_round_weights(name, X, y, fit_intercept, epoch
     assert len(history) == epochs * X.shape[0]
     w_bar = np.mean([h[0] for h in history], axis=0)
     b_bar = np.mean([h[1] for h in history])
-    avg = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
+    avg = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     assert np.allclose(avg.coef_, w_bar, rtol=1e-10, atol=1e-12)
     assert np.isclose(avg.intercept_, b_bar, rtol=1e-10, atol=1e-12)
     assert np.array_equal(avg.last_coef_, w)
     assert avg.last_intercept_ == b
     assert np.array_equal(avg.trace_.mistakes, mistakes)
     assert np.array_equal(avg.trace_.updates, updates)
-    assert avg.n_epochs_ == epochs
+    assert avg.n_iter_ == epochs
     scores = X @ w_bar + b_bar
     assert np.allclose(avg.decision_function(X), scores, rtol=1e-9, atol=1e-9)
     clear = np.abs(scores) > 1e-9
@@ -52,8 +52,8 @@ def test_averaged_is_mean_of_post_round_weights(name, X, y, fit_intercept, epoch
 @pytest.mark.parametrize(("name", "X", "y"), DATASETS, ids=IDS)
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_averaged_last_coef_is_perceptron(name, X, y, fit_intercept):
-    avg = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_epochs=7).fit(X, y)
-    per = olbook.Perceptron(fit_intercept=fit_intercept, max_epochs=7).fit(X, y)
+    avg = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=7).fit(X, y)
+    per = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=7).fit(X, y)
     assert np.array_equal(avg.last_coef_, per.coef_)
     assert avg.last_intercept_ == per.intercept_
     assert avg.n_updates_ == per.n_updates_  # after convergence the extra passes update nothing
@@ -62,7 +62,7 @@ def test_averaged_last_coef_is_perceptron(name, X, y, fit_intercept):
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_averaged_partial_fit_twice_equals_one_pass(fit_intercept):
     X, y, _, _ = make_noisy(60, 3, margin=0.1, flip=0.2, random_state=12)
-    one = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_epochs=1).fit(X, y)
+    one = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=1).fit(X, y)
     two = olbook.AveragedPerceptron(fit_intercept=fit_intercept)
     two.partial_fit(X[:23], y[:23]).partial_fit(X[23:], y[23:])
     assert np.allclose(two.coef_, one.coef_, rtol=1e-12, atol=1e-12)
@@ -84,7 +84,7 @@ def test_averaged_by_hand():
     # Sum over six rounds = (4,-1) + (2,0) + (2,-1) + (2,-1) = (10,-3); mean (10/6, -3/6).
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", olbook.ConvergenceWarning)
-        avg2 = olbook.AveragedPerceptron(max_epochs=2).fit(X, y)
+        avg2 = olbook.AveragedPerceptron(max_iter=2).fit(X, y)
     assert np.allclose(avg2.coef_, [10 / 6, -3 / 6])
 
 
@@ -96,7 +96,7 @@ def test_voted_bookkeeping(name, X, y, fit_intercept, epochs):
     w, b, _, updates, history = reference_perceptron(
         X, y, fit_intercept=fit_intercept, epochs=epochs, stop_when_converged=False
     )
-    v = olbook.VotedPerceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
+    v = olbook.VotedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     n_rounds = epochs * X.shape[0]
     assert v.counts_.sum() == n_rounds == v.trace_.n_rounds
     assert v.vectors_.shape == (v.n_updates_ + 1, X.shape[1])
@@ -120,8 +120,8 @@ def test_voted_bookkeeping(name, X, y, fit_intercept, epochs):
 @pytest.mark.parametrize("fit_intercept", [False, True])
 @pytest.mark.parametrize("epochs", [1, 5])
 def test_voted_weighted_mean_is_averaged(name, X, y, fit_intercept, epochs):
-    v = olbook.VotedPerceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
-    a = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
+    v = olbook.VotedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
+    a = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     c = v.counts_ / v.counts_.sum()
     assert np.allclose(c @ v.vectors_, a.coef_, rtol=1e-10, atol=1e-12)
     assert np.isclose(c @ v.intercepts_, a.intercept_, rtol=1e-10, atol=1e-12)
@@ -132,7 +132,7 @@ def test_voted_weighted_mean_is_averaged(name, X, y, fit_intercept, epochs):
 @pytest.mark.parametrize("epochs", [1, 3])
 def test_voted_predict_is_reference_vote(name, X, y, fit_intercept, epochs):
     *_, history = reference_perceptron(X, y, fit_intercept=fit_intercept, epochs=epochs, stop_when_converged=False)
-    v = olbook.VotedPerceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
+    v = olbook.VotedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     rng = np.random.default_rng(5)
     Xt = np.vstack([X, rng.standard_normal((40, X.shape[1])) * 2])
     votes = np.zeros(Xt.shape[0])

@@ -88,7 +88,7 @@ def cancer():
 
 def test_sklearn_samme_with_olbook_stump_equals_adaboost(cancer):
     X, y = cancer
-    ours = AdaBoost(n_rounds=60).fit(X, y)
+    ours = AdaBoost(n_estimators=60).fit(X, y)
     sk = AdaBoostClassifier(estimator=DecisionStump(), n_estimators=60).fit(X, y)
     assert len(ours.estimators_) == len(sk.estimators_) == 60
     np.testing.assert_array_equal(2 * ours.estimator_weights_, sk.estimator_weights_)
@@ -100,7 +100,7 @@ def test_sklearn_samme_with_olbook_stump_equals_adaboost(cancer):
 
 def test_adaboost_training_error_bound(cancer):
     X, y = cancer
-    ab = AdaBoost(n_rounds=40).fit(X, y)
+    ab = AdaBoost(n_estimators=40).fit(X, y)
     e = ab.estimator_errors_
     bound = np.cumprod(2 * np.sqrt(e * (1 - e)))
     train = np.array([np.mean(p != y) for p in ab.staged_predict(X)])
@@ -110,7 +110,7 @@ def test_adaboost_training_error_bound(cancer):
 
 def test_boosting_weights_and_vote(cancer):
     X, y = cancer
-    b = Boosting(n_rounds=11, epsilon=0.25).fit(X, y)
+    b = Boosting(n_estimators=11, epsilon=0.25).fit(X, y)
     assert len(b.estimators_) == 11
     # the total weight grows by 1 + eps * err_t each round (dyadic weights: exact)
     growth = np.diff(b.log_weight_totals_)
@@ -125,7 +125,7 @@ def test_boosting_large_weights_rescaled():
     y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)  # xor: stumps stay weak
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WeakLearnerWarning)
-        b = Boosting(n_rounds=2001, epsilon=1.0).fit(X, y)
+        b = Boosting(n_estimators=2001, epsilon=1.0).fit(X, y)
     assert np.all(np.isfinite(b.log_weight_totals_))
 
 
@@ -138,20 +138,20 @@ def test_weak_learner_warning_and_error():
             return -super().predict(X)
 
     with pytest.raises(ValueError, match="cannot start"):
-        AdaBoost(n_rounds=3, estimator=Bad()).fit(X, y)
+        AdaBoost(n_estimators=3, estimator=Bad()).fit(X, y)
     with pytest.warns(WeakLearnerWarning, match=">= 1/2"):
-        Boosting(n_rounds=3, estimator=Bad()).fit(X, y)
+        Boosting(n_estimators=3, estimator=Bad()).fit(X, y)
 
 
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda: Boosting(n_rounds=4), "odd"),
-        (lambda: Boosting(n_rounds=0), "n_rounds"),
+        (lambda: Boosting(n_estimators=4), "odd"),
+        (lambda: Boosting(n_estimators=0), "n_estimators"),
         (lambda: Boosting(epsilon=0.0), "epsilon"),
         (lambda: Boosting(epsilon=-1.0), "epsilon"),
         (lambda: Boosting(epsilon=float("nan")), "epsilon"),
-        (lambda: AdaBoost(n_rounds=0), "n_rounds"),
+        (lambda: AdaBoost(n_estimators=0), "n_estimators"),
         (lambda: DecisionStump(tol=-1.0), "tol"),
         (lambda: DecisionStump(tol="a"), "tol"),
     ],
@@ -185,7 +185,7 @@ def test_rejected_call_leaves_state_unchanged(cls):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((30, 3))
     y = np.where(X[:, 0] > 0, 1, -1)
-    est = cls().fit(X, y) if cls is DecisionStump else cls(n_rounds=5).fit(X, y)
+    est = cls().fit(X, y) if cls is DecisionStump else cls(n_estimators=5).fit(X, y)
     before = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in vars(est).items()}
     pred = est.predict(X)
     with pytest.raises(ValueError):

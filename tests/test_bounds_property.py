@@ -44,7 +44,7 @@ def test_perceptron_updates_within_novikoff_bound(problem, epochs, perm_seed):
     X, y, u, b, fit_intercept, _ = problem
     order = np.random.default_rng(perm_seed).permutation(X.shape[0])
     mb = olbook.perceptron_bound(X, y, u, b, fit_intercept=fit_intercept)
-    p = olbook.Perceptron(fit_intercept=fit_intercept, max_epochs=epochs)
+    p = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=epochs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", olbook.ConvergenceWarning)
         p.fit(X[order], y[order])
@@ -86,7 +86,7 @@ def test_normalized_perceptron_within_inverse_delta_squared(problem, epochs, per
     delta = olbook.margin(unit, y, np.append(u, b) if fit_intercept else u)
     assert delta > 0
     order = np.random.default_rng(perm_seed).permutation(X.shape[0])
-    npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_epochs=epochs)
+    npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_iter=epochs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", olbook.ConvergenceWarning)
         npc.fit(X[order], y[order])
@@ -103,6 +103,6 @@ def test_orthogonal_worst_case_never_exceeds_k(k, extra, R, seed):
     assert np.isclose(mb.bound, k, rtol=1e-9)
     with warnings.catch_warnings():
         warnings.simplefilter("error", olbook.ConvergenceWarning)
-        p = olbook.Perceptron(max_epochs=k + 2).fit(X, y)
+        p = olbook.Perceptron(max_iter=k + 2).fit(X, y)
     assert p.converged_
     assert p.mistakes_ <= p.n_updates_ <= k

@@ -50,7 +50,7 @@ def test_sauer_shelah():
 
 def test_weight_history_replays_the_run():
     X, y, _ = olbook.data.make_separable(80, 5, margin=0.05, random_state=3)
-    clf = olbook.Perceptron(max_epochs=100).fit(X, y)
+    clf = olbook.Perceptron(max_iter=100).fit(X, y)
     idx, W = weight_history(X, y, clf.trace_)
     assert idx.size == clf.n_updates_ == W.shape[0] > 3
     assert np.array_equal(W[-1], clf.coef_)  # bit for bit: same order of additions

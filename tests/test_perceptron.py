@@ -70,7 +70,7 @@ def test_tie_is_predicted_negative():
 @pytest.mark.parametrize("epochs", [1, 3, 50])
 def test_matches_reference_loop(name, X, y, fit_intercept, epochs):
     w, b, mistakes, updates, _ = reference_perceptron(X, y, fit_intercept=fit_intercept, epochs=epochs)
-    p = olbook.Perceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
+    p = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     assert np.array_equal(p.trace_.mistakes, mistakes)
     assert np.array_equal(p.trace_.updates, updates)
     assert np.array_equal(p.coef_, w)
@@ -85,7 +85,7 @@ def test_matches_reference_loop(name, X, y, fit_intercept, epochs):
 @pytest.mark.parametrize(("name", "X", "y"), DATASETS, ids=DATA_IDS)
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_mistakes_are_updates(name, X, y, fit_intercept):
-    p = olbook.Perceptron(fit_intercept=fit_intercept, max_epochs=5).fit(X, y)
+    p = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=5).fit(X, y)
     m, u = p.trace_.mistakes, p.trace_.updates
     assert np.all(u[m]), "every mistake must be an update"
     assert p.mistakes_ <= p.n_updates_
@@ -101,7 +101,7 @@ def test_mistakes_are_updates(name, X, y, fit_intercept):
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_partial_fit_one_at_a_time_equals_one_pass(cls, fit_intercept):
     X, y, _, _ = make_noisy(30, 3, margin=0.1, flip=0.2, random_state=3)
-    full = cls(fit_intercept=fit_intercept, max_epochs=1).fit(X, y)
+    full = cls(fit_intercept=fit_intercept, max_iter=1).fit(X, y)
     step = cls(fit_intercept=fit_intercept)
     for i in range(X.shape[0]):
         step.partial_fit(X[i : i + 1], y[i : i + 1])
@@ -110,7 +110,7 @@ def test_partial_fit_one_at_a_time_equals_one_pass(cls, fit_intercept):
     assert step.mistakes_ == full.mistakes_ and step.n_updates_ == full.n_updates_
     assert np.allclose(step.coef_, full.coef_, rtol=1e-12, atol=1e-12)
     assert np.isclose(step.intercept_, full.intercept_, rtol=1e-12, atol=1e-12)
-    assert step.n_epochs_ == X.shape[0] and full.n_epochs_ == 1
+    assert step.n_iter_ == X.shape[0] and full.n_iter_ == 1
     assert np.array_equal(step.trace_.epoch_ends, np.arange(1, X.shape[0] + 1))
     assert np.array_equal(full.trace_.epoch_ends, [X.shape[0]])
 
@@ -135,16 +135,16 @@ def test_fit_resets_and_partial_fit_appends(cls):
     assert np.array_equal(est.trace_.epoch_ends, [25, 40])
     assert np.array_equal(est.trace_.mistakes[:25], first[0])
     assert np.array_equal(est.trace_.updates[:25], first[1])
-    assert est.n_epochs_ == 2
+    assert est.n_iter_ == 2
     assert est.mistakes_ == est.trace_.mistakes.sum() and est.n_updates_ == est.trace_.updates.sum()
     # A second partial_fit on a one-example batch appends one round.
     est.partial_fit(X[:1], y[:1])
-    assert est.trace_.n_rounds == 41 and est.n_epochs_ == 3
+    assert est.trace_.n_rounds == 41 and est.n_iter_ == 3
     # fit starts afresh.
     est.fit(X[:10], y[:10])
     assert est.trace_.n_rounds == 10
     assert np.array_equal(est.trace_.epoch_ends, [10])
-    assert est.n_epochs_ == 1
+    assert est.n_iter_ == 1
     fresh = cls().fit(X[:10], y[:10])
     assert np.array_equal(est.trace_.updates, fresh.trace_.updates)
     assert np.array_equal(est.coef_, fresh.coef_)
@@ -170,15 +170,15 @@ def test_cyclic_pla_stops_after_clean_pass(fit_intercept, seed):
     X, y, _ = make_separable(60, 3, margin=0.2, random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        p = olbook.Perceptron(fit_intercept=fit_intercept, max_epochs=1000).fit(X, y)
+        p = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=1000).fit(X, y)
     n = X.shape[0]
     assert p.converged_
-    assert 2 <= p.n_epochs_ < 1000
-    assert p.trace_.n_rounds == p.n_epochs_ * n
+    assert 2 <= p.n_iter_ < 1000
+    assert p.trace_.n_rounds == p.n_iter_ * n
     ends = p.trace_.epoch_ends
-    assert np.array_equal(ends, n * np.arange(1, p.n_epochs_ + 1))
+    assert np.array_equal(ends, n * np.arange(1, p.n_iter_ + 1))
     assert not p.trace_.updates[ends[-2] :].any(), "the last pass is clean"
-    assert p.trace_.updates[ends[-3] if p.n_epochs_ > 2 else 0 : ends[-2]].any(), "the one before is not"
+    assert p.trace_.updates[ends[-3] if p.n_iter_ > 2 else 0 : ends[-2]].any(), "the one before is not"
     assert np.array_equal(p.predict(X), y)
     assert np.all(y * p.decision_function(X) > 0)
 
@@ -186,8 +186,8 @@ def test_cyclic_pla_stops_after_clean_pass(fit_intercept, seed):
 def test_non_separable_warns():
     X, y = xor_data()
     with pytest.warns(olbook.ConvergenceWarning, match=r"still made updates in the last of its 7 passes"):
-        p = olbook.Perceptron(max_epochs=7).fit(X, y)
-    assert not p.converged_ and p.n_epochs_ == 7
+        p = olbook.Perceptron(max_iter=7).fit(X, y)
+    assert not p.converged_ and p.n_iter_ == 7
     assert olbook.ConvergenceWarning is ConvergenceWarning
 
 
@@ -196,9 +196,9 @@ def test_convergence_warning_every_learner(cls):
     X, y, _, _ = make_noisy(40, 2, margin=0.1, flip=0.3, random_state=5)
     assert not olbook.is_linearly_separable(X, y)
     with pytest.warns(olbook.ConvergenceWarning):
-        cls(max_epochs=3).fit(X, y)
+        cls(max_iter=3).fit(X, y)
     with pytest.warns(olbook.ConvergenceWarning):
-        cls(max_epochs=3, fit_intercept=True).fit(X, y)
+        cls(max_iter=3, fit_intercept=True).fit(X, y)
 
 
 @pytest.mark.parametrize("cls", ONLINE_LEARNERS, ids=lambda c: c.__name__)
@@ -206,9 +206,9 @@ def test_no_warning_with_one_epoch_or_partial_fit(cls):
     X, y = xor_data()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = cls(max_epochs=1).fit(X, y)
+        est = cls(max_iter=1).fit(X, y)
         est.partial_fit(X, y)
-        cls(max_epochs=5).partial_fit(X, y)
+        cls(max_iter=5).partial_fit(X, y)
     assert not est.converged_
 
 
@@ -217,8 +217,8 @@ def test_averaged_and_voted_make_every_pass(cls):
     X, y, _ = make_separable(30, 2, margin=0.3, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = cls(max_epochs=25).fit(X, y)
-    assert est.n_epochs_ == 25 and est.converged_
+        est = cls(max_iter=25).fit(X, y)
+    assert est.n_iter_ == 25 and est.converged_
     assert est.trace_.n_rounds == 25 * 30
 
 
@@ -234,14 +234,14 @@ def _unit_rows(X, fit_intercept):
 @pytest.mark.parametrize("epochs", [1, 4])
 def test_normalized_equals_perceptron_on_unit_rows(name, X, y, fit_intercept, epochs):
     A = _unit_rows(X, fit_intercept)
-    ref = olbook.Perceptron(max_epochs=epochs).fit(A, y)
-    npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
+    ref = olbook.Perceptron(max_iter=epochs).fit(A, y)
+    npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     d = X.shape[1]
     assert np.allclose(npc.coef_, ref.coef_[:d], rtol=1e-12, atol=1e-12)
     assert np.isclose(npc.intercept_, ref.coef_[d] if fit_intercept else 0.0, rtol=1e-12, atol=1e-12)
     assert np.array_equal(npc.trace_.mistakes, ref.trace_.mistakes)
     assert np.array_equal(npc.trace_.updates, ref.trace_.updates)
-    assert npc.n_epochs_ == ref.n_epochs_
+    assert npc.n_iter_ == ref.n_iter_
     # And the same as the plain reference loop on unit rows.
     w, _, m, u, _ = reference_perceptron(A, y, epochs=epochs)
     assert np.array_equal(npc.trace_.updates, u) and np.array_equal(npc.trace_.mistakes, m)
@@ -284,8 +284,8 @@ def test_normalized_zero_example():
 def test_normalized_is_scale_invariant():
     X, y, _, _ = make_noisy(40, 3, margin=0.1, flip=0.1, random_state=6)
     scales = np.random.default_rng(0).uniform(0.01, 100.0, size=40)
-    a = olbook.NormalizedPerceptron(max_epochs=3)
-    b = olbook.NormalizedPerceptron(max_epochs=3)
+    a = olbook.NormalizedPerceptron(max_iter=3)
+    b = olbook.NormalizedPerceptron(max_iter=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", olbook.ConvergenceWarning)
         a.fit(X, y)
@@ -310,7 +310,7 @@ def test_normalized_bound(fit_intercept, seed):
     assert delta > 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_epochs=100_000).fit(X, y)
+        npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_iter=100_000).fit(X, y)
     assert npc.converged_
     assert npc.n_updates_ - 1 <= 1.0 / delta**2 - 1.0
     assert np.array_equal(npc.predict(X), y)

@@ -53,7 +53,7 @@ def test_row_score_flags_non_finite_rows():
 
 def test_decision_function_uses_the_fixed_order():
     X, y = olbook.data.load_binary("breast_cancer", standardize=True)
-    clf = olbook.Perceptron(max_epochs=1).fit(X, y)  # one pass: no ConvergenceWarning
+    clf = olbook.Perceptron(max_iter=1).fit(X, y)  # one pass: no ConvergenceWarning
     expected = np.array([_left_to_right(clf.coef_, x) for x in X]) + clf.intercept_
     assert np.array_equal(clf.decision_function(X), expected)
 
@@ -64,9 +64,9 @@ _SCRIPT = textwrap.dedent(
     X, y, u = olbook.data.make_shell(300, 40, margin=0.06, random_state=3)
     order = olbook.data.greedy_adversarial_order(X, y, u)
     Xr, yr = olbook.data.load_binary("breast_cancer", standardize=True)
-    norm = olbook.NormalizedPerceptron(max_epochs=5).fit(Xr, yr)
-    avg = olbook.AveragedPerceptron(max_epochs=5, fit_intercept=True).fit(Xr, yr)
-    voted = olbook.VotedPerceptron(max_epochs=2).fit(Xr, yr)
+    norm = olbook.NormalizedPerceptron(max_iter=5).fit(Xr, yr)
+    avg = olbook.AveragedPerceptron(max_iter=5, fit_intercept=True).fit(Xr, yr)
+    voted = olbook.VotedPerceptron(max_iter=2).fit(Xr, yr)
     print(json.dumps({
         "X": X.tobytes().hex(), "order": order.tolist(),
         "norm": [norm.coef_.tobytes().hex(), norm.trace_.updates.tolist(), norm.decision_function(Xr).tobytes().hex()],

@@ -40,7 +40,7 @@ IDS = [d[0] for d in DATASETS]
 @pytest.mark.parametrize("epochs", [1, 2, 5, 20])
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_perceptron_is_sklearn_perceptron(name, X, y, epochs, fit_intercept):
-    ours = olbook.Perceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
+    ours = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     theirs = SkPerceptron(
         shuffle=False, max_iter=epochs, tol=None, eta0=1.0, alpha=0.0, fit_intercept=fit_intercept
     ).fit(X, y)
@@ -58,7 +58,7 @@ def test_perceptron_is_sklearn_perceptron(name, X, y, epochs, fit_intercept):
 @pytest.mark.parametrize("epochs", [1, 2, 5, 20])
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_averaged_is_sklearn_sgd_average(name, X, y, epochs, fit_intercept):
-    ours = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_epochs=epochs).fit(X, y)
+    ours = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     theirs = SGDClassifier(
         loss="perceptron",
         learning_rate="constant",

@@ -155,8 +155,8 @@ def test_unfitted_predict_raises_not_fitted(cls, method):
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "3", None])
 def test_bad_max_epochs(cls, method, bad):
     X, y = _data()
-    with pytest.raises(ValueError, match=r"max_epochs must be an integer >= 1"):
-        getattr(cls(max_epochs=bad), method)(X, y)
+    with pytest.raises(ValueError, match=r"max_iter must be an integer >= 1"):
+        getattr(cls(max_iter=bad), method)(X, y)
 
 
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
@@ -185,8 +185,8 @@ def test_pocket_bad_random_state(bad):
 def test_numpy_hyperparameters_accepted(cls):
     """numpy integers and booleans are valid hyper-parameters."""
     X, y = _data()
-    est = cls(max_epochs=np.int64(1), fit_intercept=np.bool_(True)).fit(X, y)
-    assert est.n_epochs_ == 1
+    est = cls(max_iter=np.int64(1), fit_intercept=np.bool_(True)).fit(X, y)
+    assert est.n_iter_ == 1
 
 
 # --------------------------------------------------------------------------- state unchanged
@@ -234,15 +234,15 @@ def test_rejected_call_leaves_state_unchanged(cls, method, how, fit_intercept):
 
 
 @pytest.mark.parametrize("cls", ONLINE_LEARNERS, ids=lambda c: c.__name__)
-@pytest.mark.parametrize("max_epochs", [1, 3])
-def test_rejected_multi_epoch_fit_leaves_state_unchanged(cls, max_epochs):
+@pytest.mark.parametrize("max_iter", [1, 3])
+def test_rejected_multi_epoch_fit_leaves_state_unchanged(cls, max_iter):
     X, y = _data(n=30, seed=2)
-    est = cls(max_epochs=2).partial_fit(X, y)
+    est = cls(max_iter=2).partial_fit(X, y)
     before = snapshot(est)
-    est.max_epochs = max_epochs
+    est.max_iter = max_iter
     with pytest.raises(ValueError, match="non-finite"):
         est.fit(_nan_at(X, -1), y)
-    est.max_epochs = 2
+    est.max_iter = 2
     assert_same_state(before, est)
 
 
@@ -272,12 +272,12 @@ def test_rejected_first_call_leaves_learner_unfitted(cls):
 def test_rejected_hyperparameter_leaves_state_unchanged(cls):
     est, X, y = _fitted(cls)
     before = snapshot(est)
-    est.max_epochs = 0
-    with pytest.raises(ValueError, match="max_epochs"):
+    est.max_iter = 0
+    with pytest.raises(ValueError, match="max_iter"):
         est.partial_fit(X, y)
-    with pytest.raises(ValueError, match="max_epochs"):
+    with pytest.raises(ValueError, match="max_iter"):
         est.fit(X, y)
-    est.max_epochs = 1
+    est.max_iter = 1
     assert_same_state(before, est)
 
 
