@@ -38,7 +38,7 @@ from .margins import (
     perceptron_bound,
     radius,
 )
-from .ogd import OGD
+from .ogd import OGD, OCOTrace
 from .perceptron import AveragedPerceptron, NormalizedPerceptron, Perceptron, VotedPerceptron
 from .pocket import Pocket
 from .svm import SVM
@@ -56,6 +56,7 @@ __all__ = [
     "Hedge",
     "MistakeBound",
     "NormalizedPerceptron",
+    "OCOTrace",
     "OGD",
     "Perceptron",
     "Pocket",

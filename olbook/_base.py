@@ -1,4 +1,15 @@
-"""The one interface every online learner of olbook follows, and its trace.
+"""The two online interfaces of olbook and their traces.
+
+* :class:`OnlineLearner`: online *classifiers* (the perceptron family and the
+  linear and kernel classifiers of the later chapters), scikit-learn estimators
+  with ``fit``/``partial_fit`` and a per-round :class:`Trace`;
+* :class:`GameLearner`: the learners of a repeated game (chapter 5, part 1):
+  prediction with expert advice (Halving, Weighted Majority, Hedge) and online
+  convex optimization (OGD), with ``reset``, ``predict``, ``update`` and ``run``.
+
+Batch learners (the pocket, the SVM, boosting) are plain scikit-learn
+estimators. Every classifier has ``classes_ == CLASSES`` (int64 ``[-1, 1]``) and
+predicts int64 labels.
 
 The online protocol (book section 1.1, label ``perc-sec-protocol``): at round
 :math:`t` the learner sees :math:`\\mathbf x_t`, predicts
@@ -25,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._rowops import row_dots
 from ._validation import ConvergenceWarning, check_positive_int, check_X, check_X_y
 
-__all__ = ["CLASSES", "Trace", "OnlineLearner", "LinearPredictorMixin", "predict_from_scores"]
+__all__ = ["CLASSES", "Trace", "OnlineLearner", "GameLearner", "LinearPredictorMixin", "predict_from_scores"]
 
 
 #: The labels of every olbook classifier, and the dtype of its predictions.
@@ -271,4 +282,62 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         return predict_from_scores(self.decision_function(X))
 
     def decision_function(self, X) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class GameLearner:
+    """Base of the learners of a repeated game: experts (Halving, WM, Hedge) and OCO (OGD).
+
+    One interface (book chapter 5, part 1):
+
+    * :meth:`predict` -- what the learner plays next round (a distribution over
+      the experts, or a point); it never changes the state;
+    * :meth:`update` -- play one round with the environment's feedback (the
+      experts' losses, or a gradient);
+    * :meth:`run` -- play many rounds; returns the trace of those rounds;
+    * :meth:`reset` -- back to the initial state.
+
+    ``trace_`` holds every round played since the last reset, by :meth:`update`
+    or :meth:`run` (a ``run(..., reset=False)`` continues it); ``n_rounds_``
+    counts them. Every input is checked before the state changes: a rejected
+    call leaves the learner as it was.
+
+    Subclasses set ``_trace_type`` (a class with ``concatenate(chunks)`` and
+    ``empty(learner)``) and implement ``_reset_state``, ``predict``, ``update``
+    and ``run``, recording each block of rounds with :meth:`_record`.
+    """
+
+    _trace_type: type
+
+    def _reset_state(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def reset(self):
+        """Forget every round: the initial state, ``n_rounds_ = 0``, an empty ``trace_``."""
+        self._reset_state()
+        self.n_rounds_ = 0
+        self._chunks: list = []
+        self._trace = None
+        return self
+
+    def _record(self, chunk) -> None:
+        self._chunks.append(chunk)
+        self._trace = None
+        self.n_rounds_ += len(chunk)
+
+    @property
+    def trace_(self):
+        """The trace of every round since the last reset (built from its blocks when asked)."""
+        if self._trace is None:
+            self._trace = (self._trace_type.concatenate(self._chunks) if self._chunks
+                           else self._trace_type.empty(self))
+        return self._trace
+
+    def predict(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def update(self, feedback):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def run(self, *args, **kwargs):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -6,18 +6,17 @@ both import it (book chapter 5, part 1).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._rowops import rowwise_dots
-from ._validation import _describe, non_finite_error
+from ._validation import _describe, check_positive_int, non_finite_error
 
 
 @dataclass(frozen=True)
 class ExpertTrace:
-    """What :meth:`run` returns, one entry per round (0-based).
+    """What ``run`` returns and ``trace_`` holds: one entry per round (0-based) since the last reset.
 
     Attributes
     ----------
@@ -37,10 +36,19 @@ class ExpertTrace:
     best_loss: np.ndarray
     regret: np.ndarray
 
-    @property
-    def mistakes(self) -> int:
-        """Total learner loss as an integer (the mistake count of Halving and WM)."""
-        return int(round(float(self.cumulative_loss[-1]))) if self.loss.size else 0
+    def __len__(self) -> int:
+        return int(self.loss.size)
+
+    @classmethod
+    def concatenate(cls, chunks) -> ExpertTrace:
+        """One trace from consecutive blocks of rounds (their sums already run on)."""
+        return cls(*(np.concatenate([getattr(c, f) for c in chunks])
+                     for f in ("loss", "cumulative_loss", "best_loss", "regret")))
+
+    @classmethod
+    def empty(cls, learner=None) -> ExpertTrace:
+        """The trace of no round."""
+        return cls(*(np.zeros(0) for _ in range(4)))
 
 
 def check_losses(losses, n_experts: int | None = None, *, kind: str = "unit", ndim: int = 2) -> np.ndarray:
@@ -76,9 +84,7 @@ def check_losses(losses, n_experts: int | None = None, *, kind: str = "unit", nd
 
 
 def _check_n_experts(n_experts) -> int:
-    if isinstance(n_experts, bool) or not isinstance(n_experts, numbers.Integral) or n_experts < 1:
-        raise ValueError(f"n_experts must be an integer >= 1; got {n_experts!r}.")
-    return int(n_experts)
+    return check_positive_int(n_experts, "n_experts")
 
 
 def regret(losses, choices) -> float:

@@ -6,10 +6,13 @@ set) over ``m`` experts, the environment reveals the loss of every expert, and
 the learner pays its (expected) loss. The regret after ``T`` rounds is the
 learner's cumulative loss minus that of the best single expert.
 
-All three learners share one interface: :meth:`predict` (the current
-distribution over the experts), :meth:`update` (one round of losses) and
-:meth:`run` (a whole loss matrix, compiled with numba, returning an
-:class:`ExpertTrace`). Every input is checked before any state changes, so a
+All three learners, and :class:`~olbook.OGD`, share one interface
+(:class:`olbook._base.GameLearner`): :meth:`predict` (the current distribution
+over the experts; it changes nothing), :meth:`update` (one round of losses),
+:meth:`run` (a whole loss matrix, compiled with numba, returning the
+:class:`ExpertTrace` of its rounds) and :meth:`reset`; ``trace_`` holds every
+round since the last reset, ``n_rounds_`` counts them, and Halving and
+Weighted Majority count their mistakes in ``mistakes_``. Every input is checked before any state changes, so a
 rejected call leaves the learner as it was. Sums are taken left to right in a
 fixed order (no ``fastmath``): Halving and Weighted Majority use only ``+``,
 ``*`` and comparisons, so their mistake counts are the same on every CPU.
@@ -23,12 +26,13 @@ Learning, and Games* (2006), chapter 2.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numba
 import numpy as np
 
+from ._base import GameLearner
 from ._experts_base import ExpertTrace, _check_n_experts, _trace, check_losses, regret
+from ._validation import check_open_unit
 from .hedge import Hedge
 
 __all__ = ["ExpertTrace", "Halving", "WeightedMajority", "Hedge", "regret", "check_losses"]
@@ -70,22 +74,32 @@ def majority_run(L, w, beta, total):  # pragma: no cover - compiled
     return loss, best
 
 
-class _Majority:
-    """Shared code of Halving and Weighted Majority (deterministic, binary losses)."""
+class _Majority(GameLearner):
+    """Shared code of Halving and Weighted Majority (deterministic, binary losses).
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (m,)
+    expert_loss_ : ndarray of shape (m,)
+        Mistakes of each expert since the last reset.
+    mistakes_ : int
+        The learner's mistakes since the last reset.
+    n_rounds_ : int
+    trace_ : ExpertTrace
+        Every round since the last reset (``loss`` is 1.0 at a mistake).
+    """
 
     _beta = 0.0
+    _trace_type = ExpertTrace
 
     def __init__(self, n_experts: int) -> None:
         self.n_experts = _check_n_experts(n_experts)
         self.reset()
 
-    def reset(self) -> _Majority:
-        """Forget everything: uniform weights, no rounds played."""
+    def _reset_state(self) -> None:
         self.weights_ = np.ones(self.n_experts)
         self.expert_loss_ = np.zeros(self.n_experts)
         self.mistakes_ = 0
-        self.n_rounds_ = 0
-        return self
 
     def predict(self) -> np.ndarray:
         """The current weights, normalized to a distribution over the experts."""
@@ -100,36 +114,35 @@ class _Majority:
         minus = float(np.sum(np.where(a < 0, self.weights_, 0.0)))
         return 1 if plus > minus else -1
 
-    def _check_round(self, L: np.ndarray) -> None:  # overridden by Halving
+    def _check_round(self, L: np.ndarray, alive: np.ndarray) -> None:  # overridden by Halving
         return None
 
     def update(self, losses) -> bool:
         """Play one round: ``losses[i]`` is 1 if expert i was wrong. Returns True at a mistake."""
         L = check_losses(losses, self.n_experts, kind="binary", ndim=1)
-        self._check_round(L[None, :])
+        self._check_round(L[None, :], self.weights_ > 0.0)
         tr = self._play(L[None, :])
         return bool(tr.loss[0])
 
     def run(self, loss_matrix, *, reset: bool = True) -> ExpertTrace:
-        """Play every row of a (T, m) 0/1 loss matrix; return the :class:`ExpertTrace`."""
+        """Play every row of a (T, m) 0/1 loss matrix; return the :class:`ExpertTrace` of these rounds.
+
+        With ``reset=False`` the game continues from the current state, and
+        ``trace_`` goes on from the rounds already played.
+        """
         L = check_losses(loss_matrix, self.n_experts, kind="binary")
+        self._check_round(L, np.ones(self.n_experts, dtype=bool) if reset else self.weights_ > 0.0)
         if reset:
-            saved = (self.weights_, self.expert_loss_, self.mistakes_, self.n_rounds_)
             self.reset()
-        try:
-            self._check_round(L)
-        except ValueError:
-            if reset:
-                self.weights_, self.expert_loss_, self.mistakes_, self.n_rounds_ = saved
-            raise
         return self._play(L)
 
     def _play(self, L: np.ndarray) -> ExpertTrace:
         offset = float(self.mistakes_)
         loss, best = majority_run(L, self.weights_, self._beta, self.expert_loss_)
         self.mistakes_ += int(loss.sum())
-        self.n_rounds_ += L.shape[0]
-        return _trace(loss, best, offset)
+        tr = _trace(loss, best, offset)
+        self._record(tr)
+        return tr
 
 
 class Halving(_Majority):
@@ -146,8 +159,7 @@ class Halving(_Majority):
         The number ``m`` of experts.
     """
 
-    def _check_round(self, L: np.ndarray) -> None:
-        alive = self.weights_ > 0.0
+    def _check_round(self, L: np.ndarray, alive: np.ndarray) -> None:
         ever = np.logical_or.accumulate(L > 0.0, axis=0)[-1] if L.shape[0] else np.zeros_like(alive)
         if not np.any(alive & ~ever):
             raise ValueError(
@@ -179,10 +191,7 @@ class WeightedMajority(_Majority):
     """
 
     def __init__(self, n_experts: int, beta: float = 0.5) -> None:
-        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0.0 < beta < 1.0:
-            raise ValueError(f"beta must be a number in the open interval (0, 1); got {beta!r}.")
-        self._beta = float(beta)
-        self.beta = float(beta)
+        self._beta = self.beta = check_open_unit(beta, "beta")
         super().__init__(n_experts)
 
     def mistake_bound(self, best_loss: float) -> float:

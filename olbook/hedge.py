@@ -8,12 +8,13 @@ Book chapter 5, section ``regret-sec-hedge``. Re-exported by
 from __future__ import annotations
 
 import math
-import numbers
 
 import numba
 import numpy as np
 
+from ._base import GameLearner
 from ._experts_base import ExpertTrace, _check_n_experts, _trace, check_losses
+from ._validation import check_bool, check_positive_float, check_positive_int
 
 __all__ = ["Hedge"]
 
@@ -70,7 +71,7 @@ def hedge_run(L, C, total, t0, mode, eta, ln_m, epoch_start, epoch_len):  # prag
     return loss, best, t, epoch_start, epoch_len
 
 
-class Hedge:
+class Hedge(GameLearner):
     """Hedge: play the distribution ``p_t,i`` proportional to ``exp(-eta_t L_{t-1,i})``.
 
     ``L_{t-1,i}`` is expert i's cumulative loss before round t. Weights are
@@ -93,7 +94,19 @@ class Hedge:
     bounded : bool, default=True
         Require losses in [0, 1], the range every bound assumes. With
         ``False`` any finite losses are accepted, and :meth:`regret_bound` refuses.
+
+    Attributes
+    ----------
+    expert_loss_ : ndarray of shape (m,)
+        Each expert's cumulative loss since the last reset.
+    learner_loss_ : float
+        The learner's cumulative expected loss since the last reset.
+    n_rounds_ : int
+    trace_ : ExpertTrace
+        Every round since the last reset.
     """
+
+    _trace_type = ExpertTrace
 
     def __init__(self, n_experts: int, eta: float | str = "anytime", horizon: int | None = None,
                  bounded: bool = True) -> None:
@@ -101,16 +114,13 @@ class Hedge:
         if isinstance(eta, str):
             if eta not in _SCHEDULES:
                 raise ValueError(f"eta must be a number > 0 or one of {_SCHEDULES}; got {eta!r}.")
-        elif isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not (math.isfinite(eta) and eta > 0):
-            raise ValueError(f"eta must be a finite number > 0 or one of {_SCHEDULES}; got {eta!r}.")
+        else:
+            check_positive_float(eta, "eta")
         if eta == "tuned":
-            if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or horizon < 1:
-                raise ValueError(f"eta='tuned' needs horizon, an integer >= 1 (the number of rounds); got {horizon!r}.")
+            check_positive_int(horizon, "horizon (the number of rounds, needed by eta='tuned')")
         elif horizon is not None:
             raise ValueError(f"horizon is only used with eta='tuned'; got horizon={horizon!r} with eta={eta!r}.")
-        if not isinstance(bounded, (bool, np.bool_)):
-            raise ValueError(f"bounded must be True or False; got {bounded!r}.")
-        self.eta, self.horizon, self.bounded = eta, horizon, bool(bounded)
+        self.eta, self.horizon, self.bounded = eta, horizon, check_bool(bounded, "bounded")
         self._ln_m = math.log(self.n_experts)
         if eta == "tuned":
             self._mode, self._eta = 0, math.sqrt(8.0 * self._ln_m / horizon)
@@ -120,14 +130,11 @@ class Hedge:
             self._mode, self._eta = 0, float(eta)
         self.reset()
 
-    def reset(self) -> Hedge:
-        """Forget everything: uniform weights, round counter 0."""
+    def _reset_state(self) -> None:
         self.epoch_loss_ = np.zeros(self.n_experts)   # cumulative losses in the current epoch
         self.expert_loss_ = np.zeros(self.n_experts)  # cumulative losses since the reset
         self.learner_loss_ = 0.0
-        self.n_rounds_ = 0
         self._epoch = (0, 1)                          # (start, length) for the doubling trick
-        return self
 
     def eta_at(self, t: int) -> float:
         """The learning rate used at (1-based) round t."""
@@ -151,10 +158,11 @@ class Hedge:
         return float(self._play(L[None, :]).loss[0])
 
     def run(self, loss_matrix, *, reset: bool = True) -> ExpertTrace:
-        """Play every row of a (T, m) loss matrix and return the :class:`ExpertTrace`.
+        """Play every row of a (T, m) loss matrix and return the :class:`ExpertTrace` of these rounds.
 
         With ``reset=False`` the run continues from the current state (feed a
-        long game in chunks); the trace's regret is then counted since the last reset.
+        long game in chunks); the trace's regret is then counted since the last
+        reset, and ``trace_`` goes on from the rounds already played.
         """
         L = check_losses(loss_matrix, self.n_experts, kind="unit" if self.bounded else "real")
         if reset:
@@ -168,16 +176,15 @@ class Hedge:
             self._epoch[0], self._epoch[1])
         tr = _trace(loss, best, offset)
         self.learner_loss_ = float(tr.cumulative_loss[-1])
-        self.n_rounds_, self._epoch = int(t), (int(start), int(length))
+        self._epoch = (int(start), int(length))
+        self._record(tr)
         return tr
 
     def regret_bound(self, n_rounds: int) -> float:
         """The proved bound on the regret after ``n_rounds`` rounds, losses in [0, 1]."""
         if not self.bounded:
             raise ValueError("no regret bound: this Hedge was built with bounded=False (losses of any size).")
-        if isinstance(n_rounds, bool) or not isinstance(n_rounds, numbers.Integral) or n_rounds < 1:
-            raise ValueError(f"n_rounds must be an integer >= 1; got {n_rounds!r}.")
-        T, ln_m = int(n_rounds), self._ln_m
+        T, ln_m = check_positive_int(n_rounds, "n_rounds"), self._ln_m
         if self._mode == 1:
             return 3.0 * math.sqrt(T * ln_m / 8.0)
         if self._mode == 2:  # one tuned bound per epoch begun, lengths 1, 2, 4, ...

@@ -16,15 +16,55 @@ infinitesimal gradient ascent", ICML 2003, theorem 1.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._rowops import row_sqnorms
-from ._validation import check_positive_float, non_finite_error
+from ._base import GameLearner
+from ._rowops import row_sqnorms, rowwise_dots
+from ._validation import check_positive_float, check_positive_int, non_finite_error
 
-__all__ = ["OGD", "project_ball", "project_box"]
+__all__ = ["OGD", "OCOTrace", "project_ball", "project_box"]
+
+
+@dataclass(frozen=True)
+class OCOTrace:
+    """What :meth:`OGD.run` returns and ``OGD.trace_`` holds, one row per round (0-based).
+
+    Attributes
+    ----------
+    points : ndarray of shape (T, d)
+        The point :math:`x_t` played at each round.
+    gradients : ndarray of shape (T, d)
+        The (sub)gradient :math:`g_t` revealed at each round.
+    """
+
+    points: np.ndarray
+    gradients: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.points.shape[0])
+
+    @classmethod
+    def concatenate(cls, chunks) -> OCOTrace:
+        """One trace from consecutive blocks of rounds."""
+        return cls(np.concatenate([c.points for c in chunks]), np.concatenate([c.gradients for c in chunks]))
+
+    @classmethod
+    def empty(cls, learner) -> OCOTrace:
+        """The trace of no round."""
+        d = learner.x0.size
+        return cls(np.zeros((0, d)), np.zeros((0, d)))
+
+    def linearized_regret(self, u) -> np.ndarray:
+        """:math:`\\sum_{s \\le t} g_s^\top (x_s - u)` after each round: the regret against ``u``
+        of the linear losses :math:`g_s^\top x`, which bounds that of convex losses (section 5.5)."""
+        u = np.asarray(u, dtype=np.float64)
+        if u.shape != (self.points.shape[1],):
+            raise ValueError(f"u must have shape ({self.points.shape[1]},); got {u.shape}.")
+        D = np.ascontiguousarray(self.points - u)
+        return np.cumsum(rowwise_dots(np.ascontiguousarray(self.gradients), D))
 
 
 def project_ball(radius: float) -> Callable[[np.ndarray], np.ndarray]:
@@ -45,8 +85,8 @@ def project_box(low: float, high: float) -> Callable[[np.ndarray], np.ndarray]:
     return lambda x: np.clip(x, low, high)
 
 
-class OGD:
-    """Projected online gradient descent.
+class OGD(GameLearner):
+    """Projected online gradient descent (on the interface of :class:`~olbook._base.GameLearner`).
 
     Parameters
     ----------
@@ -62,7 +102,17 @@ class OGD:
         T, required by and only used with ``"tuned"``.
     projection : callable, optional
         ``x -> Proj_K(x)``; ``None`` means no constraint (K = R^d).
+
+    Attributes
+    ----------
+    x_ : ndarray of shape (d,)
+        The point to be played next.
+    n_rounds_ : int
+    trace_ : OCOTrace
+        Every round since the last reset.
     """
+
+    _trace_type = OCOTrace
 
     def __init__(self, x0, eta: float | str = "anytime", *, diameter: float | None = None,
                  lipschitz: float | None = None, horizon: int | None = None,
@@ -78,11 +128,10 @@ class OGD:
                 raise ValueError(f"eta must be a number > 0, 'tuned' or 'anytime'; got {eta!r}.")
             if diameter is None or lipschitz is None:
                 raise ValueError(f"eta={eta!r} needs diameter (D) and lipschitz (G).")
-        elif isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not (math.isfinite(eta) and eta > 0):
-            raise ValueError(f"eta must be a finite number > 0, 'tuned' or 'anytime'; got {eta!r}.")
+        else:
+            check_positive_float(eta, "eta")
         if eta == "tuned":
-            if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or horizon < 1:
-                raise ValueError(f"eta='tuned' needs horizon, an integer >= 1; got {horizon!r}.")
+            check_positive_int(horizon, "horizon (the number of rounds, needed by eta='tuned')")
         elif horizon is not None:
             raise ValueError(f"horizon is only used with eta='tuned'; got horizon={horizon!r}.")
         if projection is not None and not callable(projection):
@@ -91,11 +140,8 @@ class OGD:
         self.horizon, self.projection = horizon, projection
         self.reset()
 
-    def reset(self) -> OGD:
-        """Back to ``x_1 = x0``, round counter 0."""
+    def _reset_state(self) -> None:
         self.x_ = self.x0.copy()
-        self.n_rounds_ = 0
-        return self
 
     def eta_at(self, t: int) -> float:
         """The step used at (1-based) round t."""
@@ -121,22 +167,27 @@ class OGD:
             x = np.asarray(self.projection(x), dtype=np.float64)
             if x.shape != self.x_.shape or not np.all(np.isfinite(x)):
                 raise ValueError("projection returned a point of the wrong shape or with NaN/inf.")
-        self.x_, self.n_rounds_ = x, self.n_rounds_ + 1
+        self._record(OCOTrace(self.x_[None, :].copy(), g[None, :].copy()))
+        self.x_ = x
         return x.copy()
 
-    def run(self, gradient: Callable[[int, np.ndarray], np.ndarray], n_rounds: int) -> np.ndarray:
-        """Play ``n_rounds`` rounds from ``x0``; ``gradient(t, x)`` gives ``g_t`` (t 0-based).
+    def run(self, gradient: Callable[[int, np.ndarray], np.ndarray], n_rounds: int, *,
+            reset: bool = True) -> OCOTrace:
+        """Play ``n_rounds`` rounds; ``gradient(t, x)`` gives ``g_t`` at the point played (t 0-based).
 
-        Returns the (n_rounds, d) array of the points ``x_1, ..., x_T`` played.
+        Starts from ``x0`` (with ``reset=False``, from the current point, and
+        ``trace_`` goes on). Returns the :class:`OCOTrace` of these rounds: the
+        points ``x_1, ..., x_T`` played and the gradients revealed.
         """
-        if isinstance(n_rounds, bool) or not isinstance(n_rounds, numbers.Integral) or n_rounds < 1:
-            raise ValueError(f"n_rounds must be an integer >= 1; got {n_rounds!r}.")
-        self.reset()
-        X = np.empty((n_rounds, self.x_.size))
-        for t in range(n_rounds):
-            X[t] = self.x_
+        T = check_positive_int(n_rounds, "n_rounds")
+        if reset:
+            self.reset()
+        start = len(self._chunks)
+        for t in range(T):
             self.update(gradient(t, self.x_.copy()))
-        return X
+        block = OCOTrace.concatenate(self._chunks[start:])
+        self._chunks[start:] = [block]  # one block instead of T
+        return block
 
     def regret_bound(self, n_rounds: int) -> float:
         """Zinkevich's bound after ``n_rounds`` rounds, with D and G as given."""

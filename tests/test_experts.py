@@ -155,8 +155,9 @@ def test_halving_never_more_than_log2_m(m, T, seed):
     rng = np.random.default_rng(seed)
     L = (rng.random((T, m)) < rng.random()).astype(float)
     L[:, rng.integers(m)] = 0.0  # a perfect expert
-    tr = Halving(m).run(L)
-    assert tr.mistakes <= math.floor(math.log2(m))
+    h = Halving(m)
+    h.run(L)
+    assert h.mistakes_ <= math.floor(math.log2(m))
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 7, 8, 9, 1000])
@@ -205,8 +206,8 @@ def test_wm_matches_exact_and_obeys_bound(m, T, seed, beta):
     wm = WeightedMajority(m, float(beta))
     tr = wm.run(L)
     if beta != Fraction(3, 4) or T <= 40:  # 3/4 is not dyadic-exact for long runs; 1/2, 1/4 are
-        assert tr.mistakes == wm_exact(L, beta)
-    assert tr.mistakes <= wm.mistake_bound(tr.best_loss[-1]) + 1e-9
+        assert wm.mistakes_ == wm_exact(L, beta)
+    assert wm.mistakes_ <= wm.mistake_bound(tr.best_loss[-1]) + 1e-9
 
 
 def test_wm_validation():
@@ -227,7 +228,7 @@ def test_wm_long_run_no_underflow_to_zero_weights():
     wm = WeightedMajority(3, 0.5)
     tr = wm.run(L)
     assert np.all(np.isfinite(wm.weights_)) and wm.weights_.max() > 0
-    assert tr.mistakes <= wm.mistake_bound(0.0)
+    assert wm.mistakes_ <= wm.mistake_bound(0.0)
 
 
 # ---------------------------------------------------------------- regret and check_losses
@@ -249,3 +250,52 @@ def test_check_losses_messages():
         check_losses([["a", "b"]])
     assert check_losses([[0.0, 1.0]]).dtype == np.float64
     assert olbook.experts.Hedge is olbook.Hedge
+
+
+# --- the one interface of the game learners (experts and OCO) ---------------------------------
+
+def _learners():
+    from olbook import OGD
+    return [
+        (lambda: Halving(4), lambda rng: np.eye(4)[[1, 2, 3]][rng.integers(0, 3, 20)]),
+        (lambda: WeightedMajority(4, beta=0.5), lambda rng: (rng.random((20, 4)) < 0.4) * 1.0),
+        (lambda: Hedge(4), lambda rng: rng.random((20, 4))),
+        (lambda: Hedge(4, eta="doubling"), lambda rng: rng.random((20, 4))),
+        (lambda: OGD(np.zeros(4), eta=0.1), None),
+    ]
+
+
+def _play(learner, feed, rng, *, reset=True, n=20):
+    if feed is None:  # OGD: gradients
+        G = rng.standard_normal((n, 4))
+        return learner.run(lambda t, x: G[t], n, reset=reset)
+    return learner.run(feed(rng), reset=reset)
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_game_learners_share_one_interface(k):
+    make, feed = _learners()[k]
+    a = make()
+    assert a.n_rounds_ == 0 and len(a.trace_) == 0
+    first = _play(a, feed, np.random.default_rng(1))
+    second = _play(a, feed, np.random.default_rng(2), reset=False)
+    assert a.n_rounds_ == len(first) + len(second) == len(a.trace_) == 40
+    whole = a.trace_
+    for f in whole.__dataclass_fields__:  # trace_ is the two runs, one after the other
+        assert np.array_equal(getattr(whole, f), np.concatenate([getattr(first, f), getattr(second, f)]))
+    p1 = np.copy(a.predict())
+    p2 = np.copy(a.predict())
+    assert np.array_equal(p1, p2) and a.n_rounds_ == 40  # predict changes nothing
+    a.reset()
+    b = make()
+    assert a.n_rounds_ == 0 and len(a.trace_) == 0 and np.array_equal(a.predict(), b.predict())
+    again = _play(a, feed, np.random.default_rng(1))
+    for f in again.__dataclass_fields__:  # after reset, the same game gives the same trace
+        assert np.array_equal(getattr(again, f), getattr(first, f))
+
+
+def test_update_rounds_enter_the_trace():
+    h = Hedge(3)
+    h.update([0.0, 1.0, 0.5])
+    h.run(np.array([[1.0, 0.0, 0.0]]), reset=False)
+    assert h.n_rounds_ == 2 and h.trace_.loss[0] == pytest.approx(0.5)

@@ -26,12 +26,14 @@ def test_projections():
 def test_step_and_trace():
     o = OGD([0.0, 0.0], eta=0.5)
     assert np.array_equal(o.update([2.0, -2.0]), [-1.0, 1.0])
-    X = o.run(lambda t, x: np.ones(2), 3)
-    assert np.array_equal(X, [[0, 0], [-0.5, -0.5], [-1, -1]])
+    tr = o.run(lambda t, x: np.ones(2), 3)
+    assert np.array_equal(tr.points, [[0, 0], [-0.5, -0.5], [-1, -1]])
+    assert np.array_equal(tr.gradients, np.ones((3, 2)))
+    assert o.trace_ is not tr and np.array_equal(o.trace_.points, tr.points) and o.n_rounds_ == 3
 
 
 def run_regret(o, losses, grads, T, comparators):
-    X = o.run(lambda t, x: grads(t, x), T)
+    X = o.run(lambda t, x: grads(t, x), T).points
     learner = sum(losses(t, X[t]) for t in range(T))
     return learner - min(sum(losses(t, c) for t in range(T)) for c in comparators)
 
@@ -100,6 +102,6 @@ def test_validation_and_unchanged_state():
 
 def test_large_gradients_finite():
     o = OGD([0.0, 0.0], eta="anytime", diameter=2.0, lipschitz=1e6, projection=project_ball(1.0))
-    X = o.run(lambda t, x: 1e6 * np.array([1.0, -1.0]) * (-1) ** t, 10_000)
+    X = o.run(lambda t, x: 1e6 * np.array([1.0, -1.0]) * (-1) ** t, 10_000).points
     assert np.all(np.isfinite(X)) and np.all(np.sqrt((X**2).sum(axis=1)) <= 1 + 1e-12)
     assert math.isfinite(o.regret_bound(10_000))
