@@ -226,7 +226,7 @@ def test_wm_long_run_no_underflow_to_zero_weights():
     L = np.zeros((5000, 3))
     L[:, :2] = 1.0  # two experts always wrong, one always right
     wm = WeightedMajority(3, 0.5)
-    tr = wm.run(L)
+    wm.run(L)
     assert np.all(np.isfinite(wm.weights_)) and wm.weights_.max() > 0
     assert wm.mistakes_ <= wm.mistake_bound(0.0)
 
