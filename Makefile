@@ -1,6 +1,7 @@
 # Two commands, each doing its own set-up on a fresh machine with Python 3.11 and make:
 #   make book   build the HTML book into _build/html from the outputs committed in the notebooks
-#   make test   ruff; pytest over tests/; nbval (strict) over every notebook, natively and again
+#   make test   ruff; pytest over tests/; olbook built as wheel and sdist and installed non-editable
+#               in a fresh venv (tools/check_install.py); nbval (strict) over every notebook, natively and again
 #               under a second CPU setting; the book build with -W; every page checked in
 #               headless Chromium (installed with apt-get when missing, see `make chromium`)
 
@@ -53,6 +54,7 @@ chromium:
 test: chromium $(STAMP)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/python -m pytest -p no:cacheprovider tests
+	$(BIN)/python tools/check_install.py
 	$(NBVAL)
 	$(SECOND_CPU) $(NBVAL)
 	$(BIN)/jupyter-book build . --all -W --keep-going

@@ -1,0 +1,101 @@
+"""Check that olbook works installed from a wheel, as readers and Colab install it.
+
+Builds the sdist and the wheel into a temporary folder, checks that both hold
+every module of the package (``olbook/data`` included), creates a fresh virtual
+environment outside the source tree, installs the wheel there **non-editable**
+with the ``book`` extra, and, from a folder that is not the source tree, imports
+every public name of olbook and of its public modules, runs one learner, and
+imports every module the notebooks import. Exits non-zero on the first failure.
+
+    .venv/bin/python tools/check_install.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import venv
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SMOKE = r"""
+import importlib, sys, numpy as np
+import olbook
+assert "site-packages" in olbook.__file__, olbook.__file__  # the installed copy, not the source tree
+missing = [n for n in olbook.__all__ if not hasattr(olbook, n)]
+assert not missing, missing
+for mod in ("data", "kernels", "plotting", "vc", "experts", "hedge", "ogd", "boosting", "display",
+            "perceptron", "pocket", "margins", "svm"):
+    m = importlib.import_module("olbook." + mod)
+    for n in getattr(m, "__all__", []):
+        getattr(m, n)
+X, y, u = olbook.data.make_separable(200, 5, margin=0.1, random_state=0)
+clf = olbook.Perceptron(max_iter=100).fit(X, y)
+assert clf.converged_ and clf.n_updates_ <= olbook.perceptron_bound(X, y, u).bound
+assert (clf.predict(X) == y).all()
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(f"olbook {olbook.__version__} installed from the wheel: {len(olbook.__all__)} public names, "
+      f"a Perceptron ({clf.n_updates_} updates), and {len(sys.argv) - 1} notebook imports")
+"""
+
+
+def run(cmd: list[str], **kw) -> None:
+    shown = [("<smoke test>" if c == SMOKE else str(c)) for c in cmd]
+    print("+", " ".join(shown), flush=True)
+    subprocess.run(cmd, check=True, **kw)
+
+
+def notebook_imports() -> list[str]:
+    """Top-level modules imported by the notebooks' code cells."""
+    names = set()
+    for nb in sorted((ROOT / "book").rglob("*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                for line in "".join(cell["source"]).splitlines():
+                    m = re.match(r"\s*(?:from|import)\s+([A-Za-z_]\w*)", line)
+                    if m:
+                        names.add(m.group(1))
+    return sorted(names - {"olbook"})
+
+
+def main() -> int:
+    modules = sorted(
+        str(p.relative_to(ROOT)) for p in (ROOT / "olbook").rglob("*.py") if "__pycache__" not in p.parts
+    )
+    with tempfile.TemporaryDirectory(prefix="olbook-install-") as tmp:
+        tmp = Path(tmp)
+        dist = tmp / "dist"
+        run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(dist), str(ROOT)],
+            stdout=subprocess.DEVNULL)
+        wheel = next(dist.glob("olbook-*.whl"))
+        sdist = next(dist.glob("olbook-*.tar.gz"))
+        in_wheel = set(zipfile.ZipFile(wheel).namelist())
+        with tarfile.open(sdist) as tar:
+            in_sdist = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+        for name, content in (("wheel", in_wheel), ("sdist", in_sdist)):
+            lost = [m for m in modules if m not in content]
+            if lost:
+                print(f"the {name} lacks {len(lost)} module(s): {lost}", file=sys.stderr)
+                return 1
+        for must in ("LICENSE",):
+            if not any(n.endswith(must) for n in in_wheel):
+                print(f"the wheel lacks {must}", file=sys.stderr)
+                return 1
+        print(f"{wheel.name} and {sdist.name}: all {len(modules)} modules present")
+        env = tmp / "venv"
+        venv.EnvBuilder(with_pip=True).create(env)
+        py = env / "bin" / "python"
+        run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"{wheel}[book]"])
+        run([str(py), "-c", SMOKE, *notebook_imports()], cwd=tmp)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
