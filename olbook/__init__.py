@@ -7,7 +7,8 @@ Public names (see each docstring for the paper and the book section):
 * the online trace: :class:`Trace` (``learner.trace_``);
 * margins and bounds: :func:`margin`, :func:`radius`, :func:`novikoff_bound`,
   :func:`perceptron_bound`, :func:`hinge_mistake_bound`,
-  :func:`find_separator`, :func:`is_linearly_separable`;
+  :func:`find_separator`, :func:`is_linearly_separable`,
+  :func:`separability_certificate`;
 * data: the module :mod:`olbook.data`;
 * figures: the module :mod:`olbook.plotting`;
 * printing: :func:`fmt` (floats that print the same on every CPU),
@@ -37,6 +38,7 @@ from .margins import (
     novikoff_bound,
     perceptron_bound,
     radius,
+    separability_certificate,
 )
 from .ogd import OGD, OCOTrace
 from .perceptron import AveragedPerceptron, NormalizedPerceptron, Perceptron, VotedPerceptron
@@ -73,6 +75,7 @@ __all__ = [
     "fmt",
     "hinge_mistake_bound",
     "is_linearly_separable",
+    "separability_certificate",
     "kernels",
     "margin",
     "novikoff_bound",

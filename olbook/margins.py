@@ -23,6 +23,8 @@ __all__ = [
     "hinge_mistake_bound",
     "find_separator",
     "is_linearly_separable",
+    "separability_certificate",
+    "SeparabilityCertificate",
 ]
 
 
@@ -177,39 +179,147 @@ def hinge_mistake_bound(X, y, u, gamma: float) -> tuple[float, float]:
     return ((R + D) / g) ** 2, D
 
 
-def find_separator(X, y, *, fit_intercept: bool = True) -> tuple[np.ndarray, float] | None:
-    r"""A separating hyperplane found by linear programming, or ``None`` if there is none.
+class SeparabilityCertificate(NamedTuple):
+    r"""What :func:`separability_certificate` found, with the evidence for it.
 
-    Strict separation :math:`y_i(\mathbf w^\top\mathbf x_i + b) > 0` for all
-    :math:`i` has a solution if and only if
-    :math:`y_i(\mathbf w^\top\mathbf x_i + b) \ge 1` has one (scale
-    :math:`(\mathbf w, b)`), and the latter is a linear feasibility problem,
-    solved with :func:`scipy.optimize.linprog` (HiGHS). This decides
-    separability exactly, in any dimension (book ``perc-sec-separability``).
-
-    Returns
-    -------
-    (w, b) or None
-        ``b`` is 0.0 when ``fit_intercept=False``.
+    Attributes
+    ----------
+    separable : bool
+        True when ``w, b`` separate the data, *proved*: every
+        :math:`y_i(\mathbf w^\top\mathbf x_i + b)` exceeds the worst rounding
+        error of its own floating-point evaluation. False when the Farkas vector
+        ``farkas`` shows that no hyperplane separates the data with
+        :math:`\ell_1`-normalized margin larger than ``residual`` (and
+        ``residual <= tol``): data separable only with a smaller margin is
+        reported as not separable, to that tolerance.
+    w, b : ndarray and float, or None
+        The separator (``b = 0`` without intercept), when ``separable``.
+    farkas : ndarray or None
+        :math:`\boldsymbol\lambda \ge 0`, :math:`\sum_i\lambda_i = 1`, making
+        :math:`\|\sum_i \lambda_i y_i (\mathbf x_i, 1)\|_\infty` as small as the LP can.
+    residual : float
+        A rigorous upper bound on that norm (rounding included). Every
+        :math:`(\mathbf w, b)` with :math:`y_i(\mathbf w^\top\mathbf x_i+b) \ge 1`
+        for all :math:`i` has :math:`\|(\mathbf w, b)\|_1 \ge 1/\text{residual}`;
+        a residual of 0 proves that no hyperplane separates the data.
     """
+
+    separable: bool
+    w: np.ndarray | None
+    b: float | None
+    farkas: np.ndarray | None
+    residual: float
+
+
+_U = np.finfo(np.float64).eps / 2  # unit roundoff
+
+
+def _gamma(k: int) -> float:
+    r"""Higham's bound k u / (1 - k u) on the relative error of a k-term sum of products."""
+    return k * _U / (1.0 - k * _U)
+
+
+def _proved_separator(A: np.ndarray, z: np.ndarray) -> bool:
+    r"""Whether every (A z)_i > 0, with room for the rounding error of its evaluation."""
+    s = row_dots(A, z)
+    err = _gamma(A.shape[1] + 1) * row_dots(np.abs(A), np.abs(z))
+    return bool(np.all(s > err))
+
+
+def _augmented(X, y, fit_intercept) -> tuple[np.ndarray, bool]:
     Xa, ya = check_X_y(X, y)
     fit_b = check_bool(fit_intercept, "fit_intercept")
-    A = ya[:, None] * (np.hstack([Xa, np.ones((Xa.shape[0], 1))]) if fit_b else Xa)
-    res = linprog(
-        c=np.zeros(A.shape[1]),
-        A_ub=-A,
-        b_ub=-np.ones(A.shape[0]),
-        bounds=[(None, None)] * A.shape[1],
-        method="highs",
-    )
-    if res.status == 2:  # infeasible
+    return np.ascontiguousarray(ya[:, None] * (np.hstack([Xa, np.ones((Xa.shape[0], 1))]) if fit_b else Xa)), fit_b
+
+
+def _feasible_point(A: np.ndarray) -> np.ndarray | None:
+    r"""HiGHS on the feasibility problem A z >= 1; the point it returns, or None if it says infeasible."""
+    res = linprog(c=np.zeros(A.shape[1]), A_ub=-A, b_ub=-np.ones(A.shape[0]),
+                  bounds=[(None, None)] * A.shape[1], method="highs")
+    if res.status == 2:
         return None
     if res.status != 0:
         raise RuntimeError(f"linprog did not finish: {res.message}")
-    sol = res.x
-    return (sol[:-1].copy(), float(sol[-1])) if fit_b else (sol.copy(), 0.0)
+    return res.x
+
+
+def separability_certificate(X, y, *, fit_intercept: bool = True, tol: float = 1e-9) -> SeparabilityCertificate:
+    r"""Decide linear separability and return the evidence: a proved separator, or a Farkas vector.
+
+    Separation :math:`y_i(\mathbf w^\top\mathbf x_i + b) > 0` for all :math:`i`
+    is the linear feasibility problem :math:`A\mathbf z \ge \mathbf 1` (rows
+    :math:`y_i(\mathbf x_i, 1)`, after scaling). By Farkas' lemma exactly one of
+    two things exists: a separator :math:`\mathbf z`, or
+    :math:`\boldsymbol\lambda \ge 0` with :math:`\sum\lambda_i = 1` and
+    :math:`A^\top\boldsymbol\lambda = \mathbf 0`. HiGHS solves both programs
+    in floating point, to its feasibility tolerance (about 1e-7), so its status
+    alone proves nothing; this function checks what it returns:
+
+    * a separator is accepted only if every score exceeds the rounding error
+      of its evaluation (Higham's :math:`\gamma_{d+1}` bound), which makes
+      ``separable=True`` a proof;
+    * otherwise a second LP minimizes :math:`\|A^\top\boldsymbol\lambda\|_\infty`,
+      and ``residual`` bounds it rigorously: no separator has
+      :math:`\ell_1`-normalized margin above ``residual``. The answer is
+      ``separable=False`` when ``residual <= tol``.
+
+    Data separable only with a margin below about ``tol`` (or below HiGHS's
+    tolerance) can therefore be called not separable, and it is said so in the
+    result (book section 2.1, ``marg-sec-lp``). Example: ``X = [[1], [1 + 1e-11],
+    [0], [3]]``, ``y = [1, -1, 1, -1]`` is separable by a threshold between 1 and
+    1 + 1e-11, but HiGHS declares the program infeasible.
+
+    Raises
+    ------
+    ValueError
+        If the LP finds no separator and the smallest residual is above ``tol``
+        (the data is too badly scaled to decide).
+    """
+    check_positive_float(tol, "tol")
+    A, fit_b = _augmented(X, y, fit_intercept)
+    z = _feasible_point(A)
+    if z is not None and _proved_separator(A, z):
+        w, b = (z[:-1].copy(), float(z[-1])) if fit_b else (z.copy(), 0.0)
+        return SeparabilityCertificate(True, w, b, None, float("nan"))
+    n, k = A.shape
+    # min t s.t. -t <= A^T lam <= t, sum lam = 1, lam >= 0; variables (lam, t)
+    At = np.ascontiguousarray(A.T)
+    A_ub = np.block([[At, -np.ones((k, 1))], [-At, -np.ones((k, 1))]])
+    res = linprog(c=np.r_[np.zeros(n), 1.0], A_ub=A_ub, b_ub=np.zeros(2 * k),
+                  A_eq=np.r_[np.ones(n), 0.0][None, :], b_eq=[1.0],
+                  bounds=[(0, None)] * n + [(0, None)], method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"linprog did not finish: {res.message}")
+    lam = np.clip(res.x[:n], 0.0, None)
+    lam = lam / lam.sum()
+    r = np.abs(row_dots(At, lam)) + _gamma(n) * row_dots(np.abs(At), lam)
+    residual = float(r.max() / (1.0 - _gamma(n)))  # the sum of lam is 1 up to gamma(n)
+    if residual > tol:
+        raise ValueError(
+            f"could not decide separability: the LP found no separator that survives rounding, and its "
+            f"best Farkas vector leaves a residual of {residual:.3g} > tol={tol:g} (rescale the data)."
+        )
+    return SeparabilityCertificate(False, None, None, lam, residual)
+
+
+def find_separator(X, y, *, fit_intercept: bool = True) -> tuple[np.ndarray, float] | None:
+    r"""A separating hyperplane, proved to separate, or ``None`` (see :func:`separability_certificate`).
+
+    Returns ``(w, b)`` (``b = 0.0`` when ``fit_intercept=False``) only when every
+    :math:`y_i(\mathbf w^\top\mathbf x_i + b)` is positive beyond rounding
+    error. ``None`` means: no hyperplane separates the data with
+    :math:`\ell_1`-normalized margin above 1e-9; data separable only with a
+    smaller margin is reported as ``None`` (book ``perc-sec-separability`` and
+    ``marg-sec-lp``).
+    """
+    cert = separability_certificate(X, y, fit_intercept=fit_intercept)
+    return (cert.w, cert.b) if cert.separable else None
 
 
 def is_linearly_separable(X, y, *, fit_intercept: bool = True) -> bool:
-    """Whether some hyperplane (through the origin if ``fit_intercept=False``) separates ``(X, y)``."""
-    return find_separator(X, y, fit_intercept=fit_intercept) is not None
+    r"""Whether some hyperplane (through the origin if ``fit_intercept=False``) separates ``(X, y)``.
+
+    The answer of :func:`separability_certificate`: True is proved; False means no separator
+    with :math:`\ell_1`-normalized margin above 1e-9.
+    """
+    return separability_certificate(X, y, fit_intercept=fit_intercept).separable

@@ -174,4 +174,46 @@ def test_module_and_function_names_do_not_clash():
 
     assert isinstance(olbook.margins, types.ModuleType)
     assert olbook.margin is olbook.margins.margin
-    assert "linprog" in inspect.getsource(olbook.margins.find_separator)
+    assert "linprog" in inspect.getsource(olbook.margins.separability_certificate)
+
+
+# --- what the separability LP decides, and its evidence -----------------------------------------
+
+def test_certificate_proves_a_separator():
+    X, y, _ = olbook.data.make_separable(300, 5, margin=0.05, random_state=0)
+    cert = olbook.separability_certificate(X, y)
+    assert cert.separable and cert.farkas is None
+    s = y * (X @ cert.w + cert.b)
+    assert s.min() > 0
+
+
+def test_certificate_farkas_vector_for_xor():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    y = np.array([1, 1, -1, -1])
+    cert = olbook.separability_certificate(X, y)
+    assert not cert.separable and cert.residual < 1e-15
+    lam = cert.farkas
+    assert np.all(lam >= 0) and abs(lam.sum() - 1) < 1e-12
+    A = y[:, None] * np.hstack([X, np.ones((4, 1))])
+    assert np.abs(A.T @ lam).max() <= cert.residual  # the residual bounds the certificate's defect
+
+
+def test_tiny_margin_is_reported_with_its_tolerance():
+    # Separable by a threshold between 1 and 1 + 1e-11 (the review's example); HiGHS calls it infeasible.
+    X = np.array([[1.0], [1.0 + 1e-11], [0.0], [3.0]])
+    y = np.array([1, -1, 1, -1])
+    cert = olbook.separability_certificate(X, y)
+    assert not cert.separable and 0 < cert.residual < 1e-10
+    # what the residual claims: a true separator (w, b) = (-1, 1 + 5e-12), scaled to y f >= 1, has
+    # l1 norm >= 1 / residual
+    w, b = -1.0, 1.0 + 5e-12
+    f = y * (w * X[:, 0] + b)
+    assert f.min() > 0
+    scale = 1.0 / f.min()
+    assert scale * (abs(w) + abs(b)) >= 1.0 / cert.residual
+    assert olbook.find_separator(X, y) is None
+
+
+def test_certificate_rejects_bad_tol():
+    with pytest.raises(ValueError, match="tol"):
+        olbook.separability_certificate(np.eye(2), [1, -1], tol=0.0)
