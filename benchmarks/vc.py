@@ -1,4 +1,4 @@
-"""Speed of olbook.vc (issue 7's closing note).
+"""Speed of olbook.vc: shatters and growth at the sizes the book uses.
 
 Times, best of 5 runs:
 * ``shatters(HalfSpaces(), P)`` for 10 points of the plane (target: < 1 s);

@@ -1,4 +1,5 @@
-"""Boosting: weighted decision stumps, the (1+eps) re-weighting of seed 003 and AdaBoost
+"""Boosting: weighted decision stumps, the (1+eps) re-weighting of the *Foundations of Data Science*
+draft (Hopcroft and Kannan, section 6.4) and AdaBoost
 (book chapter 3, ``boost-chapter``).
 
 * :class:`DecisionStump` -- the weak learner: the exact best weighted threshold
@@ -224,7 +225,7 @@ class _Ensemble(ClassifierMixin, BaseEstimator):
 
 
 class Boosting(_Ensemble):
-    """Seed 003's boosting: multiply the weights of the mistakes by ``1 + epsilon``.
+    """The boosting of the *Foundations of Data Science* draft (section 6.4): multiply the weights of the mistakes by ``1 + epsilon``.
 
     Round 1 calls the weak learner with every weight 1; after round t the
     examples its hypothesis misclassified have their weight multiplied by

@@ -44,7 +44,7 @@ def margin(X, y, w, intercept: float = 0.0) -> float:
 
     Positive if and only if the hyperplane separates the data; then it is the
     distance from the hyperplane to the closest example. (A minimum over
-    examples, not an arg-min: see "Notes on the sources", seed 003.)
+    examples, not an arg-min: see "Notes on the sources", the *Foundations of Data Science* draft.)
     """
     Xa, ya = check_X_y(X, y)
     wa = _as_vector(w, Xa.shape[1], "w")

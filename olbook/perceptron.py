@@ -189,7 +189,7 @@ def normalize_rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
 
 
 class NormalizedPerceptron(Perceptron):
-    r"""The perceptron on examples scaled to unit norm (seed 003, section 6.2).
+    r"""The perceptron on examples scaled to unit norm (the *Foundations of Data Science* draft, section 6.2).
 
     Every example :math:`\mathbf a` (with ``fit_intercept=True``, the augmented
     :math:`(\mathbf a, 1)`) is replaced by :math:`\mathbf a/\|\mathbf a\|`
@@ -216,7 +216,7 @@ class NormalizedPerceptron(Perceptron):
     References
     ----------
     A. Blum, J. Hopcroft, R. Kannan, *Foundations of Data Science*, chapter on
-    learning (the source of seed 003), theorem "perceptron on unit vectors".
+    learning (the *Foundations of Data Science* draft), theorem "perceptron on unit vectors".
     """
 
     def _init_state(self, n_features: int) -> None:

@@ -89,7 +89,7 @@ class SVM(ClassifierMixin, BaseEstimator):
 
     With ``fit_intercept=False`` the separator passes through the origin
     (:math:`b = 0`, the program :math:`\min\|\mathbf w\|^2` s.t.
-    :math:`y_i\mathbf w^\top\mathbf x_i \ge 1` of seed 003); the dual then
+    :math:`y_i\mathbf w^\top\mathbf x_i \ge 1` of the *Foundations of Data Science* draft); the dual then
     loses the constraint :math:`\sum_i\alpha_i y_i = 0` and is solved one
     multiplier at a time (:func:`olbook._smo.coordinate_descent`).
 

@@ -90,7 +90,7 @@ def test_normalized_perceptron_within_inverse_delta_squared(problem, epochs, per
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", olbook.ConvergenceWarning)
         npc.fit(X[order], y[order])
-    # seed 003: after the first update w = l_1 a_1, at most 1/delta^2 - 1 more.
+    # the Foundations of Data Science draft: after the first update w = l_1 a_1, at most 1/delta^2 - 1 more.
     assert npc.n_updates_ - 1 <= (1.0 / delta**2 - 1.0) * SLACK + 1e-9
     assert npc.n_updates_ <= olbook.novikoff_bound(1.0, delta) * SLACK
 

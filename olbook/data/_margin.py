@@ -1,4 +1,5 @@
-"""Data sets of chapter 2: seed 003's family with an exponentially small margin, and two spirals."""
+"""Data sets of chapter 2: the *Foundations of Data Science* draft's family with an
+exponentially small margin, and two spirals."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ MAX_PARITY_FEATURES = 20
 
 
 def first_one_parity_labels(X) -> np.ndarray:
-    r"""The labels of seed 003's rule on 0/1 vectors: +1 if the first 1 sits at an odd position.
+    r"""The labels of the *Foundations of Data Science* draft's rule on 0/1 vectors: +1 if the first 1 sits at an odd position.
 
     Positions are counted from 1, as in the source: :math:`(1, 0, \dots)` is
     +1, :math:`(0, 1, \dots)` is -1, :math:`(0, 0, 1, \dots)` is +1. Every row
@@ -31,9 +32,9 @@ def first_one_parity_labels(X) -> np.ndarray:
 
 
 def make_first_one_parity(n_features: int) -> SeparableData:
-    r"""All nonzero 0/1 vectors of length :math:`d`, labelled by seed 003's "first 1 is odd" rule.
+    r"""All nonzero 0/1 vectors of length :math:`d`, labelled by the "first 1 is odd" rule.
 
-    Seed 003, section 6.2 (book section 2.2): the examples are the
+    The *Foundations of Data Science* draft (Hopcroft and Kannan), section 6.2 (book section 2.2): the examples are the
     :math:`2^d - 1` vectors of :math:`\{0,1\}^d \setminus \{\mathbf 0\}`; an
     example is +1 if the index (counted from 1) of its first coordinate equal
     to 1 is odd, -1 if it is even. The separator through the origin
@@ -79,7 +80,7 @@ def make_spirals(
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""Two intertwined spirals in the plane, one per class, on a dyadic grid.
 
-    Seed 003, section 6.3, example of the Gaussian kernel (book section 2.6).
+    The *Foundations of Data Science* draft, section 6.3, example of the Gaussian kernel (book section 2.6).
     Arm +1 is :math:`r(t)\,(\cos\theta(t), \sin\theta(t))` with
     :math:`r = R\,(0.1 + 0.9\,t)` and :math:`\theta = 2\pi\,\text{turns}\,t`
     for :math:`t \in [0, 1]`; arm -1 is arm +1 turned by :math:`\pi`
