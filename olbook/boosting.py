@@ -225,7 +225,7 @@ class _Ensemble(ClassifierMixin, BaseEstimator):
 
 
 class Boosting(_Ensemble):
-    """The boosting of the *Foundations of Data Science* draft (section 6.4): multiply the weights of the mistakes by ``1 + epsilon``.
+    """Boosting as in the *Foundations of Data Science* draft (6.4): mistakes' weights times ``1 + epsilon``.
 
     Round 1 calls the weak learner with every weight 1; after round t the
     examples its hypothesis misclassified have their weight multiplied by

@@ -72,8 +72,9 @@ class Pocket(LinearPredictorMixin, ClassifierMixin, BaseEstimator):
     updates (or when the data is separated) it returns :math:`\hat{\mathbf w}`.
 
     **Which pocket.** This is the variant taught in H.-T. Lin's *Machine
-    Learning Foundations* (his lecture notes, book references ``lin2013foundations``), which evaluates the whole training set
-    after every update. Gallant (1990) instead keeps the weights with the
+    Learning Foundations* (his lecture notes, ``lin2013foundations`` in the book's
+    references), which evaluates the whole training set after every update.
+    Gallant (1990) instead keeps the weights with the
     longest *run* of consecutive correct classifications of randomly drawn
     examples, and his "pocket algorithm with ratchet" also demands that the
     new pocket weights classify more training examples correctly. The variant

@@ -13,7 +13,7 @@ MAX_PARITY_FEATURES = 20
 
 
 def first_one_parity_labels(X) -> np.ndarray:
-    r"""The labels of the *Foundations of Data Science* draft's rule on 0/1 vectors: +1 if the first 1 sits at an odd position.
+    r"""Labels of the *Foundations of Data Science* draft's rule: +1 if the first 1 sits at an odd position.
 
     Positions are counted from 1, as in the source: :math:`(1, 0, \dots)` is
     +1, :math:`(0, 1, \dots)` is -1, :math:`(0, 0, 1, \dots)` is +1. Every row
