@@ -41,6 +41,7 @@ from .margins import (
     separability_certificate,
 )
 from .ogd import OGD, OCOTrace
+from .passive_aggressive import PassiveAggressive
 from .perceptron import AveragedPerceptron, NormalizedPerceptron, Perceptron, VotedPerceptron
 from .pocket import Pocket
 from .svm import SVM
@@ -61,6 +62,7 @@ __all__ = [
     "OCOTrace",
     "OGD",
     "Perceptron",
+    "PassiveAggressive",
     "Pocket",
     "SVM",
     "Trace",

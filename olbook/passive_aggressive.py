@@ -1,0 +1,138 @@
+r"""Passive-aggressive classifiers PA, PA-I and PA-II (book chapter 5, part 2).
+
+Crammer, Dekel, Keshet, Shalev-Shwartz and Singer, "Online passive-aggressive
+algorithms", JMLR 7 (2006), section 3. At round :math:`t` the learner suffers
+the hinge loss :math:`\ell_t = \max(0, 1 - y_t\,\mathbf w_t^\top\mathbf x_t)`
+and moves to the solution of
+
+.. math:: \mathbf w_{t+1} = \arg\min_{\mathbf w}\ \tfrac12\|\mathbf w - \mathbf w_t\|^2
+          \quad\text{s.t.}\quad \ell(\mathbf w; \mathbf x_t, y_t) = 0
+
+(PA), with a slack :math:`\xi` penalized by :math:`C\xi` (PA-I) or
+:math:`C\xi^2` (PA-II). The solution is :math:`\mathbf w_{t+1} = \mathbf w_t +
+\tau_t y_t \mathbf x_t` with
+
+.. math:: \tau_t = \frac{\ell_t}{\|\mathbf x_t\|^2}, \qquad
+          \min\Bigl(C, \frac{\ell_t}{\|\mathbf x_t\|^2}\Bigr), \qquad
+          \frac{\ell_t}{\|\mathbf x_t\|^2 + \frac{1}{2C}} .
+
+The learner updates on every margin violation :math:`y_t\mathbf w_t^\top\mathbf x_t < 1`,
+not only on mistakes: ``n_updates_`` is usually larger than ``mistakes_``.
+With ``fit_intercept=True`` the examples are augmented with a constant 1 (so
+:math:`\|\mathbf x_t\|^2` includes it); with ``fit_intercept=False`` the weights
+are scikit-learn's ``SGDClassifier(loss="hinge", learning_rate="pa1" | "pa2",
+eta0=C, penalty=None)`` to the bit (PA-I, PA-II).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ._base import LinearPredictorMixin, OnlineLearner
+from ._rowops import row_score
+from ._validation import check_bool, check_positive_float, check_positive_int, non_finite_error
+
+__all__ = ["PassiveAggressive", "pa_epoch", "pa_step_size"]
+
+_VARIANTS = ("PA", "PA-I", "PA-II")
+
+
+@numba.njit(cache=True)
+def pa_step_size(loss, sqnorm, variant, C):
+    """The step :math:`\\tau` of PA (variant 0), PA-I (1) or PA-II (2), for ``loss > 0``."""
+    if variant == 0:
+        return loss / sqnorm
+    if variant == 1:
+        return min(C, loss / sqnorm)
+    return loss / (sqnorm + 0.5 / C)
+
+
+@numba.njit(cache=True)
+def pa_epoch(X, y, w, b, fit_intercept, variant, C, mistakes, updates):
+    """One pass of PA / PA-I / PA-II over ``(X, y)`` in order; ``w`` is updated in place.
+
+    Round ``i``: score ``f = w . x_i (+ b)``; predict +1 if ``f > 0`` else -1;
+    the hinge loss ``max(0, 1 - y_i f)``; if it is positive (and the example is
+    not the zero vector, whose direction cannot move ``f``) step by
+    ``tau y_i x_i``. Returns the new ``b`` and -1, or, at the first row holding a
+    NaN or inf, stops before using it and returns that row's index.
+    """
+    n, d = X.shape
+    for i in range(n):
+        f, nonfinite = row_score(w, X, i)
+        if nonfinite != 0.0:
+            return b, i
+        if fit_intercept:
+            f += b
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        loss = max(0.0, 1.0 - y[i] * f)
+        sqnorm, _ = row_score(X[i], X, i)
+        if fit_intercept:
+            sqnorm += 1.0
+        updates[i] = loss > 0.0 and sqnorm > 0.0
+        if updates[i]:
+            step = pa_step_size(loss, sqnorm, variant, C) * y[i]
+            for j in range(d):
+                w[j] += step * X[i, j]
+            if fit_intercept:
+                b += step
+    return b, -1
+
+
+class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
+    r"""The passive-aggressive classifiers of Crammer et al. (2006): PA, PA-I and PA-II.
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+        Which per-round problem is solved: no slack (PA; for separable data),
+        linear slack (PA-I) or quadratic slack (PA-II).
+    C : float > 0, default=1.0
+        The aggressiveness of PA-I and PA-II (unused by PA).
+    fit_intercept : bool, default=False
+        Learn a bias (the examples get a constant coordinate 1).
+    max_iter : int, default=1
+        Maximum number of passes in :meth:`fit`; it stops early after a pass
+        with no update (then every example has margin at least 1).
+
+    Attributes
+    ----------
+    coef_, intercept_ : the current weights and bias.
+    trace_, mistakes_, n_updates_, n_iter_, converged_ : see :class:`olbook.Perceptron`.
+
+    References
+    ----------
+    K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer, "Online
+    passive-aggressive algorithms", JMLR 7:551-585, 2006, section 3 (the updates)
+    and theorems 1-4 (the bounds).
+    """
+
+    def __init__(self, variant: str = "PA-I", C: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
+        self.variant = variant
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+
+    def _validate_params(self) -> None:
+        if self.variant not in _VARIANTS:
+            raise ValueError(f"variant must be one of {_VARIANTS}; got {self.variant!r}.")
+        check_positive_float(self.C, "C")
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _init_state(self, n_features: int) -> None:
+        self.coef_ = np.zeros(n_features)
+        self.intercept_ = 0.0
+
+    def _epoch(self, X, y):
+        n = X.shape[0]
+        w = self.coef_.copy()
+        mistakes = np.empty(n, dtype=np.bool_)
+        updates = np.empty(n, dtype=np.bool_)
+        b, bad = pa_epoch(X, y, w, float(self.intercept_), bool(self.fit_intercept),
+                          _VARIANTS.index(self.variant), float(self.C), mistakes, updates)
+        if bad >= 0:
+            raise non_finite_error(X)
+        self.coef_, self.intercept_ = w, float(b)
+        return mistakes, updates
