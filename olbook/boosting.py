@@ -47,10 +47,11 @@ def odd_ceil(t):
 def round_gain(epsilon, gamma):
     r"""The exact per-round gain :math:`D = \tfrac12\ln(1+\varepsilon) - \ln(1+\varepsilon(\tfrac12-\gamma))`.
 
-    Section 3.2 (``boost-sec-reweight``) shows that when every weak hypothesis has
-    weighted error at most :math:`\tfrac12 - \gamma`, the majority vote of the
-    (1+eps) boosting errs on at most :math:`n e^{-TD}` of the :math:`n` training
-    examples after :math:`T` rounds; :math:`D > 0` iff
+    Section 3.2 (``boost-sec-reweight``, theorem ``boost-thm-exact``) shows that when
+    every weak hypothesis has weighted error at most :math:`\tfrac12 - \gamma`, the
+    majority vote of :math:`T` (odd) rounds of the (1+eps) boosting errs on at most
+    :math:`n e^{-TD}/\sqrt{1+\varepsilon}` of the :math:`n` training examples, so
+    none once :math:`TD + \tfrac12\ln(1+\varepsilon) > \ln n`; :math:`D > 0` iff
     :math:`\varepsilon < 2\gamma/(\tfrac12-\gamma)^2`. Elementwise for arrays
     (``np.log1p``).
     """
