@@ -19,7 +19,10 @@ Public names (see each docstring for the paper and the book section):
 * experts and online convex optimization (chapter 5): :class:`Halving`,
   :class:`WeightedMajority`, :class:`Hedge`, :func:`regret`, :class:`OGD`;
 * shattering and VC dimension (chapter 4): the module :mod:`olbook.vc`.
-* boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`.
+* boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`;
+* online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
+  :class:`AROW`, :class:`NAROW`, :class:`NHerd`, :class:`CW`, :class:`SCW`,
+  :class:`SecondOrderPerceptron`.
 """
 
 from . import data, kernels, plotting, vc
@@ -44,11 +47,18 @@ from .ogd import OGD, OCOTrace
 from .passive_aggressive import PassiveAggressive
 from .perceptron import AveragedPerceptron, NormalizedPerceptron, Perceptron, VotedPerceptron
 from .pocket import Pocket
+from .second_order import AROW, CW, NAROW, SCW, NHerd, SecondOrderPerceptron
 from .svm import SVM
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AROW",
+    "CW",
+    "NAROW",
+    "NHerd",
+    "SCW",
+    "SecondOrderPerceptron",
     "AdaBoost",
     "AveragedPerceptron",
     "Boosting",

@@ -1,0 +1,379 @@
+r"""Second-order online classifiers: a Gaussian over the weights (book chapter 5, part 2).
+
+Each learner keeps a mean :math:`\boldsymbol\mu` (the weights it predicts with,
+``coef_``) and a covariance :math:`\Sigma` (its uncertainty about them,
+``covariance_``). At round :math:`t`, with margin :math:`m = y\,\boldsymbol\mu^\top\mathbf x`
+and variance :math:`v = \mathbf x^\top\Sigma\mathbf x`, every one of them
+updates in the same form,
+
+.. math:: \boldsymbol\mu \leftarrow \boldsymbol\mu + \alpha\, y\, \Sigma\mathbf x, \qquad
+          \Sigma \leftarrow \Sigma - \beta\, \Sigma\mathbf x\mathbf x^\top\Sigma,
+
+and they differ only in the two numbers :math:`\alpha, \beta`, each the closed-form
+solution of the learner's own per-round problem (:func:`coefficients`):
+
+* **AROW** (Crammer, Kulesza and Dredze, NIPS 2009): :math:`\beta = 1/(v + r)`,
+  :math:`\alpha = \max(0, 1 - m)\beta`;
+* **NAROW** (Orabona and Crammer, NIPS 2010): AROW with the adaptive
+  :math:`r = v/(bv - 1)` when :math:`v > 1/b`, and no update otherwise;
+* **NHerd**, normal herding (Crammer and Lee, NIPS 2010), full covariance:
+  :math:`\beta = 1/(v + 1/C)`, :math:`\alpha = \max(0, 1-m)\beta`, and
+  :math:`\Sigma` shrinks by :math:`\beta^2(v + 2/C)` instead of :math:`\beta`;
+* **CW**, confidence-weighted in the exact form of Crammer, Dredze and
+  Pereira (NIPS 2008), with :math:`\phi = \Phi^{-1}(\eta)`;
+* **SCW-I** and **SCW-II**, soft confidence-weighted (Wang, Zhao and Hoi,
+  ICML 2012).
+
+The second-order perceptron (:class:`SecondOrderPerceptron`; Cesa-Bianchi,
+Conconi and Gentile, SIAM J. Comput. 2005) keeps the correlation matrix of the
+examples it erred on and is implemented on its own.
+
+Every product :math:`\Sigma\mathbf x` and :math:`\mathbf x^\top\Sigma\mathbf x` is
+added in one fixed order (no BLAS, no ``fastmath``), so the outputs are the same
+on every CPU. One round costs :math:`O(d^2)`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from scipy.stats import norm
+
+from ._base import LinearPredictorMixin, OnlineLearner
+from ._rowops import row_score
+from ._validation import (
+    check_bool,
+    check_open_unit,
+    check_positive_float,
+    check_positive_int,
+    non_finite_error,
+)
+
+__all__ = ["AROW", "NAROW", "NHerd", "CW", "SCW", "SecondOrderPerceptron", "coefficients", "gaussian_epoch"]
+
+_AROW, _NAROW, _NHERD, _CW, _SCW1, _SCW2 = range(6)
+
+
+@numba.njit(cache=True)
+def coefficients(rule, m, v, a, b):
+    """``(alpha, beta)`` of one update from the margin ``m = y mu.x`` and the variance ``v = x' Sigma x``.
+
+    ``rule``: 0 AROW (``a = r``), 1 NAROW (``a = b``), 2 NHerd (``a = C``),
+    3 CW (``a = phi``), 4 SCW-I (``a = phi``, ``b = C``), 5 SCW-II (``a = phi``,
+    ``b = C``). ``(0, 0)`` means no update.
+    """
+    if rule <= 2:  # the hinge-loss family: update when m < 1
+        if m >= 1.0:
+            return 0.0, 0.0
+        if rule == 0:
+            beta = 1.0 / (v + a)
+        elif rule == 1:
+            if v <= 1.0 / a:
+                return 0.0, 0.0
+            beta = 1.0 / (v + v / (a * v - 1.0))
+        else:
+            beta = 1.0 / (v + 1.0 / a)
+        alpha = (1.0 - m) * beta
+        if rule == 2:
+            beta = beta * beta * (v + 2.0 / a)
+        return alpha, beta
+    phi = a  # the confidence family: update when m < phi sqrt(v)
+    if v <= 0.0 or m >= phi * math.sqrt(v):
+        return 0.0, 0.0
+    psi = 1.0 + phi * phi / 2.0
+    zeta = 1.0 + phi * phi
+    if rule <= 4:
+        alpha = max(0.0, (-m * psi + math.sqrt(m * m * phi**4 / 4.0 + v * phi * phi * zeta)) / (v * zeta))
+        if rule == 4:
+            alpha = min(alpha, b)
+    else:
+        n = v + 1.0 / (2.0 * b)
+        gam = phi * math.sqrt(phi * phi * m * m * v * v + 4.0 * n * v * (n + v * phi * phi))
+        alpha = max(0.0, (-(2.0 * m * n + phi * phi * m * v) + gam) / (2.0 * (n * n + n * v * phi * phi)))
+    if alpha == 0.0:
+        return 0.0, 0.0
+    sqrt_u = 0.5 * (-alpha * v * phi + math.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v))
+    beta = alpha * phi / (sqrt_u + v * alpha * phi)
+    return alpha, beta
+
+
+@numba.njit(cache=True)
+def gaussian_epoch(X, y, mu, S, rule, a, b, mistakes, updates):
+    """One pass of a Gaussian learner over ``(X, y)``; ``mu`` and ``S`` are updated in place.
+
+    Returns -1, or the index of the first row holding a NaN or inf (read before any use of it).
+    """
+    n, d = X.shape
+    Sx = np.empty(d)
+    for i in range(n):
+        f, nonfinite = row_score(mu, X, i)
+        if nonfinite != 0.0:
+            return i
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        for j in range(d):  # Sigma x, each entry a left-to-right sum
+            Sx[j], _ = row_score(X[i], S, j)
+        v, _ = row_score(Sx, X, i)
+        alpha, beta = coefficients(rule, y[i] * f, v, a, b)
+        updates[i] = alpha != 0.0 or beta != 0.0
+        if updates[i]:
+            for j in range(d):
+                mu[j] += alpha * y[i] * Sx[j]
+            for j in range(d):
+                for k in range(d):
+                    S[j, k] -= beta * Sx[j] * Sx[k]
+    return -1
+
+
+class _Gaussian(LinearPredictorMixin, OnlineLearner):
+    """Shared state and loop: mean ``coef_``, covariance ``covariance_`` (starts at ``a I``)."""
+
+    _rule = -1
+
+    def _params(self) -> tuple[float, float]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _validate_params(self) -> None:
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_positive_int(self.max_iter, "max_iter")
+        check_positive_float(self.a, "a")
+        self._params()
+
+    def _init_state(self, n_features: int) -> None:
+        self._intercept = bool(self.fit_intercept)
+        k = n_features + self._intercept
+        self._mu = np.zeros(k)
+        self.covariance_ = float(self.a) * np.eye(k)
+        self._split()
+
+    def _split(self) -> None:
+        d = self._mu.shape[0] - self._intercept
+        self.coef_ = self._mu[:d].copy()
+        self.intercept_ = float(self._mu[d]) if self._intercept else 0.0
+
+    def _epoch(self, X, y):
+        if bool(self.fit_intercept) != self._intercept:
+            raise ValueError("fit_intercept changed since this learner started; call fit to start again.")
+        A = np.hstack([X, np.ones((X.shape[0], 1))]) if self._intercept else X
+        n = A.shape[0]
+        mu, S = self._mu.copy(), self.covariance_.copy()
+        mistakes = np.empty(n, dtype=np.bool_)
+        updates = np.empty(n, dtype=np.bool_)
+        p, q = self._params()
+        if gaussian_epoch(np.ascontiguousarray(A), y, mu, S, self._rule, p, q, mistakes, updates) >= 0:
+            raise non_finite_error(X)
+        self._mu, self.covariance_ = mu, S
+        self._split()
+        return mistakes, updates
+
+
+_COMMON = """
+    a : float > 0, default=1.0
+        The initial covariance :math:`\\Sigma_1 = a I`.
+    fit_intercept : bool, default=False
+        Learn a bias (the examples get a constant coordinate 1).
+    max_iter : int, default=1
+        Maximum number of passes in :meth:`fit`.
+
+    Attributes
+    ----------
+    coef_, intercept_ : the mean :math:`\\boldsymbol\\mu`.
+    covariance_ : ndarray of shape (d, d) (``(d + 1, d + 1)`` with intercept)
+    trace_, mistakes_, n_updates_, n_iter_, converged_ : see :class:`olbook.Perceptron`.
+"""
+
+
+class AROW(_Gaussian):
+    __doc__ = r"""Adaptive regularization of weights (Crammer, Kulesza and Dredze, NIPS 2009).
+
+    Per round it minimizes
+    :math:`\mathrm{KL}(\mathcal N(\boldsymbol\mu,\Sigma)\,\|\,\mathcal N(\boldsymbol\mu_t,\Sigma_t))
+    + \frac{1}{2r}\ell_h^2(y, \boldsymbol\mu^\top\mathbf x) + \frac{1}{2r}\mathbf x^\top\Sigma\mathbf x`,
+    with the squared hinge :math:`\ell_h^2`; the solution is :math:`\beta = 1/(v + r)`,
+    :math:`\alpha = \max(0, 1 - m)\beta`. Updates whenever :math:`m < 1`.
+
+    Parameters
+    ----------
+    r : float > 0, default=1.0
+        The regularization :math:`r` (larger: smaller steps).""" + _COMMON
+    _rule = _AROW
+
+    def __init__(self, r: float = 1.0, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
+        self.r, self.a, self.fit_intercept, self.max_iter = r, a, fit_intercept, max_iter
+
+    def _params(self):
+        return check_positive_float(self.r, "r"), 0.0
+
+
+class NAROW(_Gaussian):
+    __doc__ = r"""NAROW (Orabona and Crammer, NIPS 2010): AROW with an adaptive regularization.
+
+    :math:`r_t = v/(bv - 1)` when :math:`v > 1/b`; when :math:`v \le 1/b` the example
+    is already well known (small variance) and there is no update.
+
+    Parameters
+    ----------
+    b : float > 0, default=1.0""" + _COMMON
+    _rule = _NAROW
+
+    def __init__(self, b: float = 1.0, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
+        self.b, self.a, self.fit_intercept, self.max_iter = b, a, fit_intercept, max_iter
+
+    def _params(self):
+        return check_positive_float(self.b, "b"), 0.0
+
+
+class NHerd(_Gaussian):
+    __doc__ = r"""Normal herding, NHerd (Crammer and Lee, NIPS 2010), with the full covariance.
+
+    The mean moves as in AROW with :math:`r = 1/C`; the covariance is the one
+    obtained by moving every weight vector of the Gaussian ("herding" it) with the
+    same linear map, :math:`\Sigma \leftarrow \Sigma - \beta^2(v + 2/C)\Sigma\mathbf x\mathbf x^\top\Sigma`.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0""" + _COMMON
+    _rule = _NHERD
+
+    def __init__(self, C: float = 1.0, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
+        self.C, self.a, self.fit_intercept, self.max_iter = C, a, fit_intercept, max_iter
+
+    def _params(self):
+        return check_positive_float(self.C, "C"), 0.0
+
+
+class CW(_Gaussian):
+    __doc__ = r"""Confidence-weighted learning (Dredze, Crammer and Pereira, ICML 2008), exact form.
+
+    Per round: the Gaussian closest in KL divergence to the current one such
+    that the current example is classified correctly with probability at least
+    :math:`\eta`, i.e. :math:`m \ge \phi\sqrt{v}` with :math:`\phi = \Phi^{-1}(\eta)`
+    (the exact solution of Crammer, Dredze and Pereira, NIPS 2008).
+
+    Parameters
+    ----------
+    eta : float in (1/2, 1), default=0.7
+        The required probability of a correct prediction.""" + _COMMON
+    _rule = _CW
+
+    def __init__(self, eta: float = 0.7, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
+        self.eta, self.a, self.fit_intercept, self.max_iter = eta, a, fit_intercept, max_iter
+
+    def _params(self):
+        eta = check_open_unit(self.eta, "eta")
+        if eta <= 0.5:
+            raise ValueError(f"eta must be in (1/2, 1) so that phi = Phi^-1(eta) > 0; got {self.eta!r}.")
+        return float(norm.ppf(eta)), 0.0
+
+
+class SCW(_Gaussian):
+    __doc__ = r"""Soft confidence-weighted learning SCW-I and SCW-II (Wang, Zhao and Hoi, ICML 2012).
+
+    CW's constraint becomes a penalty :math:`C\,\ell^\phi` (SCW-I) or
+    :math:`C\,(\ell^\phi)^2` (SCW-II) of the loss
+    :math:`\ell^\phi = \max(0, \phi\sqrt{v} - m)`.
+
+    SCW-II's step is the paper's :math:`\alpha = \max\{0, (-(2mn + \phi^2 mv) + \gamma)/(2(n^2 + nv\phi^2))\}`
+    with :math:`n = v + 1/(2C)` and :math:`\gamma = \phi\sqrt{\phi^2m^2v^2 + 4nv(n + v\phi^2)}`;
+    the tests solve the per-round problem numerically and find this optimum. (LIBOL's
+    ``SCW2.m`` writes ``v_t*2`` and ``phi*2`` for :math:`v^2` and :math:`\phi^2` inside
+    :math:`\gamma`, which misses it.)
+
+    Parameters
+    ----------
+    variant : {"I", "II"}, default="I"
+    C : float > 0, default=1.0
+    eta : float in (1/2, 1), default=0.7""" + _COMMON
+
+    def __init__(self, variant: str = "I", C: float = 1.0, eta: float = 0.7, a: float = 1.0,
+                 fit_intercept: bool = False, max_iter: int = 1):
+        self.variant, self.C, self.eta, self.a = variant, C, eta, a
+        self.fit_intercept, self.max_iter = fit_intercept, max_iter
+
+    def _params(self):
+        if self.variant not in ("I", "II"):
+            raise ValueError(f"variant must be 'I' or 'II'; got {self.variant!r}.")
+        self._rule = _SCW1 if self.variant == "I" else _SCW2
+        phi, _ = CW._params(self)
+        return phi, check_positive_float(self.C, "C")
+
+
+@numba.njit(cache=True)
+def sop_epoch(X, y, w, M, a, mistakes, updates):
+    """One pass of the second-order perceptron; ``w`` (sum of y x over mistakes) and ``M`` updated in place.
+
+    ``M`` is the inverse of :math:`A = aI + \\sum_{\\text{mistakes}} \\mathbf x\\mathbf x^\\top`.
+    The prediction uses :math:`(A + \\mathbf x\\mathbf x^\\top)^{-1}`, i.e.
+    ``M - M x x' M / (1 + x' M x)`` (Sherman-Morrison); only a mistake makes it permanent.
+    """
+    n, d = X.shape
+    Mx = np.empty(d)
+    for i in range(n):
+        _, nonfinite = row_score(w, X, i)
+        if nonfinite != 0.0:
+            return i
+        for j in range(d):
+            Mx[j], _ = row_score(X[i], M, j)
+        v, _ = row_score(Mx, X, i)
+        wMx = 0.0
+        for j in range(d):
+            wMx += w[j] * Mx[j]
+        f = wMx / (1.0 + v)  # w' (M - M x x' M / (1 + v)) x, by Sherman-Morrison
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        updates[i] = y[i] * f <= 0.0
+        if updates[i]:
+            for j in range(d):
+                w[j] += y[i] * X[i, j]
+            c = 1.0 / (1.0 + v)
+            for j in range(d):
+                for k in range(d):
+                    M[j, k] -= c * Mx[j] * Mx[k]
+    return -1
+
+
+class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
+    r"""The second-order perceptron (Cesa-Bianchi, Conconi and Gentile, SIAM J. Comput. 34(3), 2005).
+
+    Predicts :math:`\operatorname{sign}(\mathbf v^\top(aI + S S^\top + \mathbf x\mathbf x^\top)^{-1}\mathbf x)`,
+    where :math:`S` holds the examples of the past mistakes (updates) and
+    :math:`\mathbf v = \sum y\mathbf x` over them; a mistake (or a tie) adds the
+    example to :math:`S`. By Sherman-Morrison
+    :math:`(A + \mathbf x\mathbf x^\top)^{-1}\mathbf x = A^{-1}\mathbf x/(1 + \mathbf x^\top A^{-1}\mathbf x)`,
+    so the prediction has the sign of :math:`\mathbf v^\top A^{-1}\mathbf x` with
+    :math:`A = aI + SS^\top`: ``coef_`` is :math:`A^{-1}\mathbf v` and ``predict`` is the
+    algorithm's prediction.
+
+    Parameters
+    ----------
+    a : float > 0, default=1.0
+    max_iter : int, default=1
+    """
+
+    def __init__(self, a: float = 1.0, max_iter: int = 1):
+        self.a, self.max_iter = a, max_iter
+
+    def _validate_params(self) -> None:
+        check_positive_float(self.a, "a")
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _init_state(self, n_features: int) -> None:
+        self.v_ = np.zeros(n_features)
+        self.inverse_correlation_ = np.eye(n_features) / float(self.a)
+        self._split()
+
+    def _split(self) -> None:
+        M, v = self.inverse_correlation_, self.v_
+        self.coef_ = np.array([row_score(v, M, j)[0] for j in range(v.shape[0])])
+        self.intercept_ = 0.0
+
+    def _epoch(self, X, y):
+        n = X.shape[0]
+        w, M = self.v_.copy(), self.inverse_correlation_.copy()
+        mistakes = np.empty(n, dtype=np.bool_)
+        updates = np.empty(n, dtype=np.bool_)
+        if sop_epoch(X, y, w, M, float(self.a), mistakes, updates) >= 0:
+            raise non_finite_error(X)
+        self.v_, self.inverse_correlation_ = w, M
+        self._split()
+        return mistakes, updates

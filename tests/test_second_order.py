@@ -1,0 +1,187 @@
+"""AROW, NAROW, NHerd, CW, SCW and the second-order perceptron.
+
+The closed forms of AROW, CW, SCW-I and SCW-II are checked against their
+per-round problems solved numerically over (mu, Sigma = L L^T); changing a
+constant of a closed form fails these tests.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.stats import norm
+
+import olbook
+from olbook.second_order import AROW, CW, NAROW, SCW, NHerd, SecondOrderPerceptron, coefficients
+
+
+def _kl(mu, S, mu0, S0):
+    """KL(N(mu, S) || N(mu0, S0))."""
+    S0i = np.linalg.inv(S0)
+    d = mu.size
+    diff = mu0 - mu
+    return 0.5 * (np.log(np.linalg.det(S0) / np.linalg.det(S)) + np.trace(S0i @ S) + diff @ S0i @ diff - d)
+
+
+def _unpack(z, d):
+    mu = z[:d]
+    L = np.zeros((d, d))
+    L[np.tril_indices(d)] = z[d:d + d * (d + 1) // 2]
+    return mu, L @ L.T
+
+
+def _instance(seed, d=2):
+    rng = np.random.default_rng(seed)
+    mu0 = rng.standard_normal(d) * 0.5
+    B = rng.standard_normal((d, d))
+    S0 = B @ B.T + 0.5 * np.eye(d)
+    x = rng.standard_normal(d)
+    y = 1.0 if rng.random() < 0.5 else -1.0
+    return mu0, S0, x, y
+
+
+def _solve(objective, constraints, mu0, S0, extra=0):
+    d = mu0.size
+    L0 = np.linalg.cholesky(S0)
+    z0 = np.r_[mu0, L0[np.tril_indices(d)], np.ones(extra)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = minimize(objective, z0, constraints=constraints, method="trust-constr",
+                       options={"gtol": 1e-11, "xtol": 1e-13, "maxiter": 20000})
+    return _unpack(res.x, d)
+
+
+def _closed_form(rule, mu0, S0, x, y, a, b):
+    Sx = S0 @ x
+    alpha, beta = coefficients(rule, y * (mu0 @ x), x @ Sx, a, b)
+    return mu0 + alpha * y * Sx, S0 - beta * np.outer(Sx, Sx)
+
+
+def _assert_close(got, want):
+    assert np.allclose(got[0], want[0], atol=2e-4), (got[0], want[0])
+    assert np.allclose(got[1], want[1], atol=2e-4), (got[1], want[1])
+
+
+def _arow_round(seed, violated):
+    mu0, S0, x, y = _instance(seed)
+    if violated:  # margin y mu.x < 1: AROW updates
+        mu0 = mu0 - (y * (mu0 @ x) - 0.5 + seed * 0.3) * y * x / (x @ x)
+    else:         # margin >= 1
+        mu0 = mu0 + (1.5 - y * (mu0 @ x)) * y * x / (x @ x)
+    r = [0.3, 1.0, 2.5][seed % 3]
+    d = mu0.size
+
+    def obj(z):
+        mu, S = _unpack(z, d)
+        hinge = max(0.0, 1.0 - y * (mu @ x))
+        return _kl(mu, S, mu0, S0) + (hinge**2 + x @ S @ x) / (2 * r)
+
+    return mu0, S0, x, y, r, _solve(obj, [], mu0, S0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_arow_solves_its_round(seed):
+    mu0, S0, x, y, r, want = _arow_round(seed, violated=True)
+    assert y * (mu0 @ x) < 1
+    _assert_close(_closed_form(0, mu0, S0, x, y, r, 0.0), want)
+
+
+def test_arow_skips_the_covariance_term_at_margin_one():
+    # With y mu.x >= 1 the exact minimizer of AROW's round objective still shrinks Sigma
+    # (the term x' Sigma x / 2r), by the same beta = 1/(v + r); AROW, as published, does
+    # not update at all. The book discusses this choice (chapter 5, part 2).
+    mu0, S0, x, y, r, want = _arow_round(1, violated=False)
+    assert coefficients(0, y * (mu0 @ x), x @ S0 @ x, r, 0.0) == (0.0, 0.0)
+    Sx = S0 @ x
+    beta = 1.0 / (x @ Sx + r)
+    _assert_close((mu0, S0 - beta * np.outer(Sx, Sx)), want)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("kind", ["CW", "SCW-I", "SCW-II"])
+def test_confidence_weighted_solve_their_rounds(seed, kind):
+    mu0, S0, x, y = _instance(seed + 10)
+    mu0 = -y * 0.2 * x / np.linalg.norm(x) + 0.1 * mu0  # a violated constraint: an update happens
+    phi = norm.ppf([0.6, 0.75, 0.9][seed % 3])
+    C = [0.05, 0.5, 5.0][seed % 3]
+    d = mu0.size
+    n_par = d + d * (d + 1) // 2
+
+    def loss(z):
+        mu, S = _unpack(z, d)
+        return phi * math.sqrt(x @ S @ x) - y * (mu @ x)
+
+    if kind == "CW":
+        want = _solve(lambda z: _kl(*_unpack(z, d), mu0, S0),
+                      [{"type": "ineq", "fun": lambda z: -loss(z)}], mu0, S0)
+        rule, b = 3, 0.0
+    else:
+        pen = (lambda xi: C * xi) if kind == "SCW-I" else (lambda xi: C * xi**2)
+        want = _solve(lambda z: _kl(*_unpack(z[:n_par], d), mu0, S0) + pen(z[n_par]),
+                      [{"type": "ineq", "fun": lambda z: z[n_par] - loss(z[:n_par])},
+                       {"type": "ineq", "fun": lambda z: z[n_par]}], mu0, S0, extra=1)
+        rule, b = (4 if kind == "SCW-I" else 5), C
+    _assert_close(_closed_form(rule, mu0, S0, x, y, phi, b), want)
+
+
+def test_no_update_when_the_margin_suffices():
+    assert coefficients(0, 1.0, 2.0, 1.0, 0.0) == (0.0, 0.0)       # AROW at margin 1
+    assert coefficients(1, 0.0, 0.5, 1.0, 0.0) == (0.0, 0.0)       # NAROW with v <= 1/b
+    phi = norm.ppf(0.8)
+    assert coefficients(3, phi * 2.0, 4.0, phi, 0.0) == (0.0, 0.0)  # CW: m = phi sqrt(v)
+
+
+def test_nherd_shrinks_as_herding():
+    # Moving every weight vector of N(mu, S) by the same affine map gives Sigma' = A S A^T with
+    # A = I - c S x x^T (c = 1/(v + 1/C)): that is S - beta^2 (v + 2/C) S x x^T S.
+    mu0, S0, x, y = _instance(3)
+    C = 0.7
+    v = x @ S0 @ x
+    c = 1.0 / (v + 1.0 / C)
+    A = np.eye(2) - c * np.outer(S0 @ x, x)
+    _, S1 = _closed_form(2, -y * x, S0, x, y, C, 0.0)
+    assert np.allclose(S1, A @ S0 @ A.T, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [lambda: AROW(r=0.5), lambda: NAROW(b=5.0), lambda: NHerd(C=1.0),
+                                  lambda: CW(eta=0.8), lambda: SCW("I", C=1.0), lambda: SCW("II", C=1.0),
+                                  lambda: SecondOrderPerceptron()])
+def test_learners_run_and_stay_finite(make):
+    X, y, _ = olbook.data.make_separable(300, 6, margin=0.05, random_state=2)
+    clf = make().fit(X, y)
+    assert np.all(np.isfinite(clf.coef_)) and clf.n_updates_ >= 1
+    assert set(np.unique(clf.predict(X))) <= {-1, 1} and clf.predict(X).dtype == np.int64
+    before = clf.coef_.copy()
+    with pytest.raises(ValueError):
+        clf.partial_fit(np.full((2, 6), np.nan), [1, -1])
+    assert np.array_equal(clf.coef_, before)
+
+
+def test_covariance_stays_positive_definite():
+    X, y = olbook.data.load_binary("breast_cancer")
+    X = (X - X.mean(0)) / X.std(0)
+    for clf in [AROW(r=1.0), CW(eta=0.9), SCW("II", C=1.0), NHerd(C=1.0)]:
+        clf.fit(X, y)
+        eig = np.linalg.eigvalsh(clf.covariance_)
+        assert eig.min() > 0, type(clf).__name__
+
+
+def test_sop_prediction_is_the_sherman_morrison_form():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    clf = SecondOrderPerceptron(a=0.5).partial_fit(X, y)
+    S = X[clf.trace_.updates]  # the examples it erred on
+    A = 0.5 * np.eye(4) + S.T @ S
+    v = (y[clf.trace_.updates, None] * S).sum(0)
+    assert np.allclose(clf.coef_, np.linalg.solve(A, v))
+
+
+def test_bad_parameters():
+    X, y = np.eye(2), [1, -1]
+    for bad in [AROW(r=0.0), NAROW(b=-1.0), NHerd(C=0.0), CW(eta=0.4), CW(eta=1.0), SCW("III"),
+                SCW("I", C=0.0), AROW(a=0.0), SecondOrderPerceptron(a=0.0)]:
+        with pytest.raises(ValueError):
+            bad.fit(X, y)
