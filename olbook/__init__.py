@@ -21,6 +21,7 @@ Public names (see each docstring for the paper and the book section):
 * shattering and VC dimension (chapter 4): the module :mod:`olbook.vc`.
 * boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`;
 * online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
+  :class:`ROMMA`, :class:`ALMA`, :class:`OGDClassifier`,
   :class:`AROW`, :class:`NAROW`, :class:`NHerd`, :class:`CW`, :class:`SCW`,
   :class:`SecondOrderPerceptron`.
 """
@@ -32,6 +33,7 @@ from ._validation import ConvergenceWarning
 from .boosting import AdaBoost, Boosting, DecisionStump, WeakLearnerWarning
 from .display import fmt, show_source
 from .experts import ExpertTrace, Halving, Hedge, WeightedMajority, regret
+from .first_order import ALMA, ROMMA, OGDClassifier
 from .margins import (
     MistakeBound,
     find_separator,
@@ -53,6 +55,9 @@ from .svm import SVM
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALMA",
+    "OGDClassifier",
+    "ROMMA",
     "AROW",
     "CW",
     "NAROW",

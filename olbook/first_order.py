@@ -1,0 +1,284 @@
+r"""First-order online classifiers beyond the perceptron and PA (book chapter 5, part 2).
+
+* :class:`ROMMA` -- the relaxed online maximum margin algorithm of Li and Long
+  (Machine Learning 46, 2002), and its aggressive variant;
+* :class:`ALMA` -- Gentile's approximate large margin algorithm ALMA\ :sub:`2`
+  (JMLR 2, 2001);
+* :class:`OGDClassifier` -- online gradient descent (Zinkevich 2003; book
+  section 5.5) on the hinge or the logistic loss, with a constant step or
+  :math:`\eta/\sqrt t`.
+
+Each per-example loop is compiled with numba and adds every score in one fixed
+order, so the outputs are the same on every CPU.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from ._base import LinearPredictorMixin, OnlineLearner
+from ._rowops import row_score
+from ._validation import (
+    check_bool,
+    check_open_unit,
+    check_positive_float,
+    check_positive_int,
+    non_finite_error,
+)
+
+__all__ = ["ROMMA", "ALMA", "OGDClassifier", "romma_epoch", "alma_epoch", "ogd_epoch"]
+
+
+@numba.njit(cache=True)
+def romma_epoch(X, y, w, aggressive, mistakes, updates):
+    """One pass of ROMMA over ``(X, y)``; ``w`` is updated in place.
+
+    ROMMA updates on a mistake (``y w.x <= 0``), aggressive ROMMA whenever
+    ``y w.x < 1``. The new weights are the shortest vector in the intersection
+    of the half-spaces ``{v : v.w >= ||w||^2}`` and ``{v : y v.x >= 1}``:
+    ``v = c w + d x`` with ``c = (|x|^2 |w|^2 - y w.x) / D``,
+    ``d = |w|^2 (y - w.x) / D``, ``D = |x|^2 |w|^2 - (w.x)^2``. From ``w = 0`` the
+    first update is ``w = y x``. When ``D = 0`` (``x`` parallel to ``w``) no update
+    is made. Aggressive ROMMA can update with ``0 < y w.x < 1``; then, if
+    ``y w.x >= |x|^2 |w|^2``, the shortest vector is ``y x / |x|^2`` (only the margin
+    constraint binds), where the two-constraint formula above, which LIBOL's
+    ``aROMMA.m`` uses in every case, gives a longer vector (the tests solve the
+    round's problem numerically and find the shorter one).
+    Returns -1, or the index of the first row holding a NaN or inf.
+    """
+    n, d = X.shape
+    for i in range(n):
+        f, nonfinite = row_score(w, X, i)
+        if nonfinite != 0.0:
+            return i
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        violated = y[i] * f < 1.0 if aggressive else y[i] * f <= 0.0
+        updates[i] = False
+        if not violated:
+            continue
+        ww, _ = row_score(w, w[None, :], 0)
+        xx, _ = row_score(X[i], X, i)
+        if ww == 0.0:
+            if xx > 0.0:
+                for j in range(d):
+                    w[j] = y[i] * X[i, j]
+                updates[i] = True
+            continue
+        if y[i] * f >= xx * ww:  # y x/|x|^2 already has v.w >= |w|^2: only the margin binds
+            for j in range(d):
+                w[j] = y[i] * X[i, j] / xx
+            updates[i] = True
+            continue
+        D = xx * ww - f * f
+        if D <= 0.0:
+            continue
+        c = (xx * ww - y[i] * f) / D
+        e = ww * (y[i] - f) / D
+        for j in range(d):
+            w[j] = c * w[j] + e * X[i, j]
+        updates[i] = True
+    return -1
+
+
+@numba.njit(cache=True)
+def alma_epoch(X, y, w, k0, alpha, B, C, mistakes, updates):
+    """One pass of ALMA_2 over ``(X, y)``; ``w`` is updated in place; returns ``(k, bad_row)``.
+
+    Every example is scaled to unit norm. With ``k`` the number of updates so
+    far plus one, the margin asked for is ``gamma_k = B / sqrt(k)``; the learner
+    updates when ``y w.x <= (1 - alpha) gamma_k`` by ``w += (C / sqrt(k)) y x`` and
+    projects ``w`` back onto the unit ball.
+    """
+    n, d = X.shape
+    k = k0
+    for i in range(n):
+        f, nonfinite = row_score(w, X, i)
+        if nonfinite != 0.0:
+            return k, i
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        xx, _ = row_score(X[i], X, i)
+        updates[i] = False
+        if xx == 0.0:
+            continue
+        nx = math.sqrt(xx)
+        if y[i] * f / nx <= (1.0 - alpha) * B / math.sqrt(k):
+            eta = C / math.sqrt(k)
+            for j in range(d):
+                w[j] += eta * y[i] * X[i, j] / nx
+            ww, _ = row_score(w, w[None, :], 0)
+            if ww > 1.0:
+                s = math.sqrt(ww)
+                for j in range(d):
+                    w[j] /= s
+            k += 1
+            updates[i] = True
+    return k, -1
+
+
+@numba.njit(cache=True)
+def ogd_epoch(X, y, w, t0, eta, decay, logistic, mistakes, updates):
+    """One pass of OGD on the hinge (``logistic=False``) or logistic loss; returns ``(t, bad_row)``.
+
+    Round ``t`` (1-based, counted over all passes) steps by ``eta_t = eta`` or,
+    with ``decay``, ``eta / sqrt(t)``, along the negative (sub)gradient:
+    ``y x`` if ``y w.x < 1`` (hinge), ``y x / (1 + exp(y w.x))`` (logistic).
+    """
+    n, d = X.shape
+    t = t0
+    for i in range(n):
+        f, nonfinite = row_score(w, X, i)
+        if nonfinite != 0.0:
+            return t, i
+        t += 1
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        m = y[i] * f
+        if logistic:
+            g = 1.0 / (1.0 + math.exp(m)) if m > -700.0 else 1.0
+        else:
+            g = 1.0 if m < 1.0 else 0.0
+        step = (eta / math.sqrt(t) if decay else eta) * g
+        updates[i] = step > 0.0
+        if updates[i]:
+            for j in range(d):
+                w[j] += step * y[i] * X[i, j]
+    return t, -1
+
+
+class _Linear(LinearPredictorMixin, OnlineLearner):
+    """Weights ``coef_`` from 0, no intercept (append a constant feature for one)."""
+
+    def _init_state(self, n_features: int) -> None:
+        self.coef_ = np.zeros(n_features)
+        self.intercept_ = 0.0
+
+    def _arrays(self, n):
+        return self.coef_.copy(), np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+
+
+class ROMMA(_Linear):
+    r"""ROMMA and aggressive ROMMA (Li and Long, "The relaxed online maximum margin algorithm", 2002).
+
+    ROMMA keeps the shortest weight vector consistent with a relaxation of
+    all the margin constraints seen so far: the last one,
+    :math:`y\,\mathbf v^\top\mathbf x \ge 1`, and the half-space
+    :math:`\mathbf v^\top\mathbf w_t \ge \|\mathbf w_t\|^2` that contains the
+    previous feasible set. Like the perceptron it makes at most
+    :math:`(R/\gamma)^2` mistakes on data separable with margin :math:`\gamma`.
+
+    Parameters
+    ----------
+    aggressive : bool, default=False
+        Update whenever :math:`y\,\mathbf w^\top\mathbf x < 1`, not only on mistakes.
+    max_iter : int, default=1
+    """
+
+    def __init__(self, aggressive: bool = False, max_iter: int = 1):
+        self.aggressive, self.max_iter = aggressive, max_iter
+
+    def _validate_params(self) -> None:
+        check_bool(self.aggressive, "aggressive")
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _epoch(self, X, y):
+        w, mistakes, updates = self._arrays(X.shape[0])
+        if romma_epoch(X, y, w, bool(self.aggressive), mistakes, updates) >= 0:
+            raise non_finite_error(X)
+        self.coef_ = w
+        return mistakes, updates
+
+
+class ALMA(_Linear):
+    r"""ALMA\ :sub:`2`, the approximate large margin algorithm of Gentile (JMLR 2, 2001), for p = 2.
+
+    On examples scaled to unit norm it approximates the maximum margin: with
+    :math:`B = 1/\alpha` and :math:`C = \sqrt2` (Gentile's choice) it updates
+    when the margin is below :math:`(1-\alpha)\gamma_k`,
+    :math:`\gamma_k = B/\sqrt k`, and keeps :math:`\|\mathbf w\| \le 1`.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1], default=0.9
+        The accuracy: the margin reached is at least :math:`(1-\alpha)` of the best.
+    B, C : float > 0, optional
+        Default :math:`1/\alpha` and :math:`\sqrt 2`.
+    max_iter : int, default=1
+
+    Attributes
+    ----------
+    k_ : int
+        One more than the number of updates so far.
+    """
+
+    def __init__(self, alpha: float = 0.9, B: float | None = None, C: float | None = None, max_iter: int = 1):
+        self.alpha, self.B, self.C, self.max_iter = alpha, B, C, max_iter
+
+    def _validate_params(self) -> None:
+        if self.alpha != 1.0:
+            check_open_unit(self.alpha, "alpha")
+        for name in ("B", "C"):
+            if getattr(self, name) is not None:
+                check_positive_float(getattr(self, name), name)
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _init_state(self, n_features: int) -> None:
+        super()._init_state(n_features)
+        self.k_ = 1
+
+    def _epoch(self, X, y):
+        w, mistakes, updates = self._arrays(X.shape[0])
+        B = 1.0 / float(self.alpha) if self.B is None else float(self.B)
+        C = math.sqrt(2.0) if self.C is None else float(self.C)
+        k, bad = alma_epoch(X, y, w, self.k_, float(self.alpha), B, C, mistakes, updates)
+        if bad >= 0:
+            raise non_finite_error(X)
+        self.coef_, self.k_ = w, int(k)
+        return mistakes, updates
+
+
+class OGDClassifier(_Linear):
+    r"""Online gradient descent on the hinge or logistic loss (Zinkevich 2003; book section 5.5).
+
+    :math:`\mathbf w_{t+1} = \mathbf w_t - \eta_t \nabla\ell(\mathbf w_t; \mathbf x_t, y_t)`
+    with :math:`\eta_t = \eta` or :math:`\eta/\sqrt t`. The hinge loss updates
+    when :math:`y\,\mathbf w^\top\mathbf x < 1`; the logistic loss at every round.
+
+    Parameters
+    ----------
+    loss : {"hinge", "logistic"}, default="hinge"
+    eta : float > 0, default=1.0
+    schedule : {"sqrt", "constant"}, default="sqrt"
+        :math:`\eta/\sqrt t` (the anytime rate of section 5.5) or a constant step.
+    max_iter : int, default=1
+
+    Attributes
+    ----------
+    t_ : int
+        Rounds played (the step schedule continues across passes).
+    """
+
+    def __init__(self, loss: str = "hinge", eta: float = 1.0, schedule: str = "sqrt", max_iter: int = 1):
+        self.loss, self.eta, self.schedule, self.max_iter = loss, eta, schedule, max_iter
+
+    def _validate_params(self) -> None:
+        if self.loss not in ("hinge", "logistic"):
+            raise ValueError(f"loss must be 'hinge' or 'logistic'; got {self.loss!r}.")
+        if self.schedule not in ("sqrt", "constant"):
+            raise ValueError(f"schedule must be 'sqrt' or 'constant'; got {self.schedule!r}.")
+        check_positive_float(self.eta, "eta")
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _init_state(self, n_features: int) -> None:
+        super()._init_state(n_features)
+        self.t_ = 0
+
+    def _epoch(self, X, y):
+        w, mistakes, updates = self._arrays(X.shape[0])
+        t, bad = ogd_epoch(X, y, w, self.t_, float(self.eta), self.schedule == "sqrt",
+                           self.loss == "logistic", mistakes, updates)
+        if bad >= 0:
+            raise non_finite_error(X)
+        self.coef_, self.t_ = w, int(t)
+        return mistakes, updates

@@ -1,0 +1,86 @@
+"""ROMMA, ALMA and OGD classifiers: closed forms against their per-round problems, bounds, bad input."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+import olbook
+from olbook.first_order import ALMA, ROMMA, OGDClassifier
+
+
+def _romma_qp(w, x, y):
+    """The shortest v with v.w >= |w|^2 and y v.x >= 1, numerically."""
+    cons = [{"type": "ineq", "fun": lambda v: v @ w - w @ w}, {"type": "ineq", "fun": lambda v: y * (v @ x) - 1.0}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = minimize(lambda v: 0.5 * v @ v, w.copy(), constraints=cons, method="trust-constr",
+                       options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000})
+    return res.x
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_romma_update_is_the_shortest_feasible_vector(seed):
+    rng = np.random.default_rng(seed)
+    w, x = rng.standard_normal(3), rng.standard_normal(3)
+    y = -np.sign(w @ x) if seed % 2 == 0 else np.sign(w @ x)  # a mistake, or a small margin
+    if seed % 2 == 1:
+        x = x * 0.5 / abs(w @ x)  # 0 < y w.x = 0.5 < 1: aggressive ROMMA updates
+    clf = ROMMA(aggressive=seed % 2 == 1).partial_fit(np.eye(3)[:1] * 0 + 1e-300, [1])  # start the state
+    clf.coef_ = w.copy()
+    clf.partial_fit(x[None, :], [y])
+    want = _romma_qp(w, x, y)
+    assert np.allclose(clf.coef_, want, atol=1e-6), (clf.coef_, want)
+
+
+def test_romma_mistake_bound_on_separable_data():
+    for seed in range(5):
+        X, y, u = olbook.data.make_separable(400, 5, margin=0.1, radius=1.0, random_state=seed)
+        clf = ROMMA().fit(X, y)
+        assert clf.mistakes_ <= (olbook.radius(X) / olbook.margin(X, y, u)) ** 2
+
+
+def test_alma_keeps_the_unit_ball_and_separates():
+    X, y, u = olbook.data.make_separable(500, 4, margin=0.1, random_state=0)
+    clf = ALMA(alpha=0.5, max_iter=50).fit(X, y)
+    assert np.sqrt(clf.coef_ @ clf.coef_) <= 1 + 1e-12
+    assert clf.converged_ and np.all(clf.predict(X) == y)
+    assert clf.k_ == clf.n_updates_ + 1
+
+
+def test_ogd_hinge_follows_its_definition():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((50, 3))
+    y = np.where(rng.random(50) < 0.5, 1.0, -1.0)
+    clf = OGDClassifier(loss="hinge", eta=0.3, schedule="sqrt").fit(X, y)
+    w = np.zeros(3)
+    for t in range(50):  # the definition, step by step
+        if y[t] * (w @ X[t]) < 1:
+            w = w + 0.3 / math.sqrt(t + 1) * y[t] * X[t]
+    assert np.allclose(clf.coef_, w, rtol=1e-12, atol=1e-14)
+    logi = OGDClassifier(loss="logistic", eta=0.3, schedule="constant").fit(X, y)
+    w = np.zeros(3)
+    for t in range(50):
+        w = w + 0.3 * y[t] * X[t] / (1 + math.exp(y[t] * (w @ X[t])))
+    assert np.allclose(logi.coef_, w, rtol=1e-12, atol=1e-14) and logi.n_updates_ == 50
+
+
+@pytest.mark.parametrize("make", [ROMMA, lambda: ROMMA(aggressive=True), ALMA, OGDClassifier,
+                                  lambda: OGDClassifier(loss="logistic")])
+def test_zero_huge_and_non_finite_input(make):
+    X = np.array([[0.0, 0.0], [1e150, -1e150], [1e-150, 1e-150]])
+    clf = make().fit(X, [1, -1, 1])
+    assert np.all(np.isfinite(clf.coef_))
+    before = clf.coef_.copy()
+    with pytest.raises(ValueError, match="non-finite"):
+        clf.partial_fit([[np.inf, 0.0]], [1])
+    assert np.array_equal(clf.coef_, before)
+
+
+def test_bad_parameters():
+    for bad in [ALMA(alpha=0.0), ALMA(alpha=1.5), ALMA(B=-1.0), OGDClassifier(loss="squared"),
+                OGDClassifier(eta=0.0), OGDClassifier(schedule="log"), ROMMA(aggressive=1)]:
+        with pytest.raises(ValueError):
+            bad.fit(np.eye(2), [1, -1])
