@@ -216,7 +216,8 @@ class SVM(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"the data are not separable by the kernel {self.kernel!r}"
                     f"{'' if fit_b else ' through the origin'} (decided by linear "
-                    "programming), so the hard-margin SVM (C=None) has no solution; use a soft margin "
+                    "programming: no separator with l1-normalized margin above 1e-9), so the "
+                    "hard-margin SVM (C=None) has no solution; use a soft margin "
                     "with a finite C, e.g. SVM(C=1.0)."
                 )
         n = Xa.shape[0]
