@@ -72,7 +72,9 @@ def _in_low(alpha_t, y_t, C):
 
 @numba.njit(cache=True)
 def smo(K, y, C, tol, max_iter, alpha, G):
-    """Run SMO from ``alpha`` (feasible) with gradient ``G = Q alpha - 1``; both updated in place.
+    """Run SMO from ``alpha`` (feasible) with gradient ``G = Q alpha - 1``.
+
+    Both are updated in place.
 
     ``C`` may be ``inf`` (hard margin). Returns ``(n_iter, gap)``: the number
     of pair updates and the final KKT gap :math:`m - M` (``-inf`` if one of
@@ -131,7 +133,7 @@ def smo(K, y, C, tol, max_iter, alpha, G):
             alpha[j] = old_j - y[j] * step
         di = alpha[i] - old_i
         dj = alpha[j] - old_j
-        # G_k += Q_ki di + Q_kj dj, with Q_kl = y_k y_l K_kl (K symmetric: read rows i, j).
+        # G_k += Q_ki di + Q_kj dj, Q_kl = y_k y_l K_kl (K symmetric: read rows i, j).
         for k in range(n):
             G[k] += y[k] * (y[i] * K[i, k] * di + y[j] * K[j, k] * dj)
         n_iter += 1

@@ -276,7 +276,8 @@ class Boosting(_Ensemble):
         """Run the T rounds on ``(X, y)``, labels -1 and +1."""
         T = check_positive_int(self.n_estimators, "n_estimators")
         if T % 2 == 0:
-            raise ValueError(f"n_estimators must be odd so that the majority vote has no tie; got {T}.")
+            raise ValueError("n_estimators must be odd so that the majority vote has "
+                             f"no tie; got {T}.")
         eps = check_positive_float(self.epsilon, "epsilon")
         Xa, ya = check_X_y(X, y)
         n = Xa.shape[0]
@@ -370,11 +371,13 @@ class AdaBoost(_Ensemble):
             if eps_t >= 0.5:
                 if t == 0:
                     raise ValueError(
-                        f"the weak learner's first hypothesis has weighted error {eps_t:.4f} >= 1/2; "
+                        "the weak learner's first hypothesis has weighted error "
+                        f"{eps_t:.4f} >= 1/2; "
                         "AdaBoost cannot start."
                     )
                 warnings.warn(
-                    f"round {t + 1}: weighted error {eps_t:.4f} >= 1/2; boosting stopped after {t} rounds.",
+                    f"round {t + 1}: weighted error {eps_t:.4f} >= 1/2; "
+                    f"boosting stopped after {t} rounds.",
                     WeakLearnerWarning,
                     stacklevel=2,
                 )

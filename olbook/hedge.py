@@ -31,9 +31,9 @@ def _eta_at(mode, eta, ln_m, t, epoch_len):  # pragma: no cover - compiled
     return math.sqrt(8.0 * ln_m / epoch_len)
 
 
-@numba.njit(cache=True)
-def hedge_run(L, C, total, t0, mode, eta, ln_m, epoch_start, epoch_len):  # pragma: no cover - compiled
-    """Play the rows of L; C (losses in the current epoch) and total are updated in place.
+@numba.njit(cache=True)  # pragma: no cover - compiled
+def hedge_run(L, C, total, t0, mode, eta, ln_m, epoch_start, epoch_len):
+    """Play the rows of L; C (losses in the current epoch) and total change in place.
 
     The weights are exp(-eta_t * (C_i - min_j C_j)): the largest is exactly 1,
     so their sum is in [1, m] and nothing overflows or divides by zero.
@@ -46,7 +46,7 @@ def hedge_run(L, C, total, t0, mode, eta, ln_m, epoch_start, epoch_len):  # prag
     t = t0
     for r in range(T):
         t += 1
-        if mode == 2 and t > epoch_start + epoch_len:  # a new epoch of the doubling trick
+        if mode == 2 and t > epoch_start + epoch_len:  # the doubling trick: new epoch
             epoch_start += epoch_len
             epoch_len *= 2
             for i in range(m):

@@ -126,7 +126,8 @@ def perceptron_bound(X, y, u, intercept: float = 0.0, *, fit_intercept: bool = F
 
 
 def hinge_mistake_bound(X, y, u, gamma: float) -> tuple[float, float]:
-    r"""Freund and Schapire's bound :math:`((R + D)/\gamma)^2` on the perceptron's updates, and :math:`D`.
+    r"""Freund and Schapire's bound :math:`((R + D)/\gamma)^2` on the perceptron's
+    updates, and :math:`D`.
 
     The rows of ``(X, y)`` are the *sequence* the perceptron sees, in order,
     one row per round (present a data set twice: stack it twice). For a unit
@@ -165,14 +166,16 @@ def hinge_mistake_bound(X, y, u, gamma: float) -> tuple[float, float]:
     Raises
     ------
     ValueError
-        If ``u`` is zero or has the wrong length, or ``gamma`` is not a finite number > 0.
+        If ``u`` is zero or has the wrong length, or ``gamma`` is not a finite
+        number > 0.
     """
     Xa, ya = check_X_y(X, y)
     ua = _as_vector(u, Xa.shape[1], "u")
     g = check_positive_float(gamma, "gamma")
     norm = float(np.sqrt(row_sqnorms(ua[None, :])[0]))
     if norm == 0.0:
-        raise ValueError("u is the zero vector: it is no comparator (it has no direction).")
+        raise ValueError("u is the zero vector: it is no comparator "
+                         "(it has no direction).")
     d = np.maximum(0.0, g - ya * row_dots(Xa, ua) / norm)
     D = float(np.sqrt(row_sqnorms(d[None, :])[0]))
     R = radius(Xa)
@@ -243,8 +246,11 @@ def _feasible_point(A: np.ndarray) -> np.ndarray | None:
     return res.x
 
 
-def separability_certificate(X, y, *, fit_intercept: bool = True, tol: float = 1e-9) -> SeparabilityCertificate:
-    r"""Decide linear separability and return the evidence: a proved separator, or a Farkas vector.
+def separability_certificate(X, y, *, fit_intercept: bool = True,
+                             tol: float = 1e-9) -> SeparabilityCertificate:
+    r"""Decide linear separability and return the evidence.
+
+    The evidence is a proved separator, or a Farkas vector.
 
     Separation :math:`y_i(\mathbf w^\top\mathbf x_i + b) > 0` for all :math:`i`
     is the linear feasibility problem :math:`A\mathbf z \ge \mathbf 1` (rows
@@ -296,14 +302,17 @@ def separability_certificate(X, y, *, fit_intercept: bool = True, tol: float = 1
     residual = float(r.max() / (1.0 - _gamma(n)))  # the sum of lam is 1 up to gamma(n)
     if residual > tol:
         raise ValueError(
-            f"could not decide separability: the LP found no separator that survives rounding, and its "
-            f"best Farkas vector leaves a residual of {residual:.3g} > tol={tol:g} (rescale the data)."
+            "could not decide separability: the LP found no separator that "
+            "survives rounding, and its best Farkas vector leaves a residual of "
+            f"{residual:.3g} > tol={tol:g} (rescale the data)."
         )
     return SeparabilityCertificate(False, None, None, lam, residual)
 
 
-def find_separator(X, y, *, fit_intercept: bool = True) -> tuple[np.ndarray, float] | None:
-    r"""A separating hyperplane, proved to separate, or ``None`` (see :func:`separability_certificate`).
+def find_separator(X, y, *, fit_intercept: bool = True):
+    r"""A separating hyperplane ``(w, b)``, proved to separate, or ``None``.
+
+    See :func:`separability_certificate`.
 
     Returns ``(w, b)`` (``b = 0.0`` when ``fit_intercept=False``) only when every
     :math:`y_i(\mathbf w^\top\mathbf x_i + b)` is positive beyond rounding

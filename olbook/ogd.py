@@ -156,17 +156,22 @@ class OGD(GameLearner):
         return self.x_.copy()
 
     def update(self, gradient) -> np.ndarray:
-        """Take the step ``x <- Proj(x - eta_t g)`` with the (sub)gradient g at ``x_t``; return the new point."""
+        """Step ``x <- Proj(x - eta_t g)`` with the (sub)gradient g at ``x_t``.
+
+        Returns the new point.
+        """
         g = np.asarray(gradient, dtype=np.float64)
         if g.shape != self.x_.shape:
-            raise ValueError(f"gradient has shape {g.shape}; the point has shape {self.x_.shape}.")
+            raise ValueError(f"gradient has shape {g.shape}; "
+                             f"the point has shape {self.x_.shape}.")
         if not np.all(np.isfinite(g)):
             raise non_finite_error(g, "gradient")
         x = self.x_ - self.eta_at(self.n_rounds_ + 1) * g
         if self.projection is not None:
             x = np.asarray(self.projection(x), dtype=np.float64)
             if x.shape != self.x_.shape or not np.all(np.isfinite(x)):
-                raise ValueError("projection returned a point of the wrong shape or with NaN/inf.")
+                raise ValueError("projection returned a point of the wrong shape "
+                                 "or with NaN/inf.")
         self._record(OCOTrace(self.x_[None, :].copy(), g[None, :].copy()))
         self.x_ = x
         return x.copy()

@@ -293,11 +293,13 @@ class AveragedPerceptron(Perceptron):
     def _epoch(self, X, y):
         n = X.shape[0]
         w0, b0 = self.last_coef_, self.last_intercept_
-        self.last_coef_, self.last_intercept_, mistakes, updates = _run_epoch(X, y, w0, b0, self.fit_intercept)
+        self.last_coef_, self.last_intercept_, mistakes, updates = _run_epoch(
+            X, y, w0, b0, self.fit_intercept)
         # Sum of the n weight vectors after each round of this pass.
         idx = np.flatnonzero(updates)
         lasting = (n - idx) * y[idx]
-        w_sum = n * w0 + (lasting[:, None] * X[idx]).sum(axis=0)  # rows added in order: same bits on every CPU
+        # rows added in order: the same bits on every CPU
+        w_sum = n * w0 + (lasting[:, None] * X[idx]).sum(axis=0)
         b_sum = n * b0 + (lasting.sum() if self.fit_intercept else 0.0)
         t0 = self._rounds
         self._rounds = t0 + n

@@ -17,7 +17,9 @@ __all__ = ["Pocket", "pocket_run"]
 
 @numba.njit(cache=True)
 def pocket_run(X, y, fit_intercept, draws, w, pocket_w):
-    """Run the pocket algorithm; ``w`` and ``pocket_w`` (length d+1, bias last) are filled in place.
+    """Run the pocket algorithm; ``w`` and ``pocket_w`` are filled in place.
+
+    Both have length d+1, the bias last.
 
     Iteration t: count the training errors of the current w_t; if it makes
     fewer than the pocket, put w_t in the pocket; stop if w_t has no

@@ -120,7 +120,7 @@ def _realized_codes(cls, pts: np.ndarray, *, stop_at_missing: bool) -> list[int]
 
 
 def shatters(cls, points) -> bool:
-    """Whether ``cls`` shatters ``points``: every one of the ``2**n`` labellings is realized.
+    """Whether ``cls`` shatters ``points``: all ``2**n`` labellings are realized.
 
     Parameters
     ----------

@@ -59,3 +59,45 @@ def test_sources_are_named_not_numbered(page):
         text = page.read_text()
     hits = re.findall(r"(?i)\bseeds?\s+00\d", text)
     assert not hits, f"'seed 00N' in the reader's text ({len(hits)}x): name the source by what it is"
+
+
+def _shown_objects():
+    """Every olbook object whose source a page shows: show_source(...) calls and literalincludes."""
+    shown = []
+    for nb in NOTEBOOKS:
+        for _, src in _cells(nb, "code"):
+            shown += [(nb, m.group(1)) for m in re.finditer(r"show_source\(\s*([\w.]+)\s*\)", src)]
+        for _, src in _cells(nb, "markdown"):
+            for m in re.finditer(r"```\{literalinclude\}\s+\S*olbook/([\w/]+)\.py\s*\n:pyobject:\s*([\w.]+)", src):
+                shown.append((nb, "olbook." + m.group(1).replace("/", ".") + "." + m.group(2)))
+    return shown
+
+
+@pytest.mark.parametrize(("nb", "expr"), _shown_objects(), ids=lambda v: v if isinstance(v, str) else _name(v))
+def test_shown_source_fits_the_page(nb, expr):
+    import importlib
+    import inspect
+
+    parts = expr.split(".")
+    if parts[0] != "olbook":
+        parts = ["olbook", *parts]
+    obj = None
+    for k in range(len(parts), 0, -1):  # the longest importable module prefix, then attributes
+        try:
+            obj = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        break
+    rest = parts[k:]
+    if not hasattr(obj, rest[0]):  # a name the notebook imported from a submodule
+        import pkgutil
+
+        import olbook
+
+        mods = [importlib.import_module("olbook." + m.name) for m in pkgutil.iter_modules(olbook.__path__)]
+        obj = next(m for m in mods if hasattr(m, rest[0]))
+    for attr in rest:
+        obj = getattr(obj, attr)
+    src = inspect.getsource(getattr(obj, "py_func", obj))
+    long = [len(line) for line in src.splitlines() if len(line) > MAX_CODE_LINE]
+    assert not long, f"{expr}, shown in {_name(nb)}, has lines of {long} characters (> {MAX_CODE_LINE})"
