@@ -147,7 +147,7 @@ def hinge_mistake_bound(X, y, u, gamma: float) -> tuple[float, float]:
     the best one is the minimum over :math:`\gamma`.
 
     Margins and norms are summed in the fixed order of
-    :func:`olbook._rowops.row_dots` and :func:`~olbook._rowops.row_sqnorms`, so
+    :func:`olbook.row_dots` and :func:`olbook.row_sqnorms`, so
     the result is the same on every CPU.
 
     Parameters

@@ -21,6 +21,8 @@ __all__ = [
     "AveragedPerceptron",
     "VotedPerceptron",
     "normalize_rows",
+    "pass_sum",
+    "run_epoch",
     "weight_history",
 ]
 
@@ -33,7 +35,7 @@ def perceptron_epoch(X, y, w, b, fit_intercept, mistakes, updates):
     if ``y_i * f <= 0`` (a tie counts) update ``w += y_i x_i`` and ``b += y_i``.
     ``w``, ``mistakes`` and ``updates`` are filled in place. Returns the new
     ``b`` and -1, or, at the first row holding a NaN or inf, stops before
-    using it and returns that row's index (see :func:`olbook._rowops.row_score`).
+    using it and returns that row's index (see :func:`olbook.row_score`).
     """
     n, d = X.shape
     for i in range(n):
@@ -52,7 +54,7 @@ def perceptron_epoch(X, y, w, b, fit_intercept, mistakes, updates):
     return b, -1
 
 
-def _run_epoch(X, y, w, b, fit_intercept):
+def run_epoch(X, y, w, b, fit_intercept):
     """Run :func:`perceptron_epoch` on a copy of ``w``; raise ``ValueError`` on NaN/inf.
 
     Returns ``(w, b, mistakes, updates)``; the caller's ``w`` is not changed.
@@ -128,7 +130,7 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
         self.intercept_ = 0.0
 
     def _epoch(self, X, y):
-        self.coef_, self.intercept_, mistakes, updates = _run_epoch(
+        self.coef_, self.intercept_, mistakes, updates = run_epoch(
             X, y, self.coef_, self.intercept_, self.fit_intercept
         )
         return mistakes, updates
@@ -237,7 +239,7 @@ class NormalizedPerceptron(Perceptron):
                 f"{self.fit_intercept}; its weights cannot change length: call fit to start again."
             )
         A = normalize_rows(X, self._intercept)
-        self._w, _, mistakes, updates = _run_epoch(A, y, self._w, 0.0, False)
+        self._w, _, mistakes, updates = run_epoch(A, y, self._w, 0.0, False)
         self._split()
         return mistakes, updates
 
@@ -246,6 +248,27 @@ class NormalizedPerceptron(Perceptron):
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_)
         return row_dots(normalize_rows(Xa, self._intercept), self._w)
+
+
+def pass_sum(X, y, updates, w0, b0, fit_intercept):
+    r"""The sum of the :math:`n` weight vectors after the rounds of one pass.
+
+    It is computed from the pass's updates alone.
+
+    A pass of the perceptron over the :math:`n` rows of ``X`` starts from
+    ``(w0, b0)``; ``updates[s]`` says whether round :math:`s` (0-based) updated.
+    An update at round :math:`s` adds :math:`y_s\mathbf x_s` to the :math:`n - s`
+    weight vectors that follow it in the pass, so the sum is
+    :math:`n\mathbf w_0 + \sum_{s\ \mathrm{updated}} (n - s)\,y_s\mathbf x_s`
+    (book section 1.6, ``perc-sec-averaged``). Rows are added in order: the same
+    bits on every CPU. Returns ``(w_sum, b_sum)``.
+    """
+    n = X.shape[0]
+    idx = np.flatnonzero(updates)
+    lasting = (n - idx) * y[idx]
+    w_sum = n * w0 + (lasting[:, None] * X[idx]).sum(axis=0)
+    b_sum = n * b0 + (lasting.sum() if fit_intercept else 0.0)
+    return w_sum, b_sum
 
 
 class AveragedPerceptron(Perceptron):
@@ -293,14 +316,9 @@ class AveragedPerceptron(Perceptron):
     def _epoch(self, X, y):
         n = X.shape[0]
         w0, b0 = self.last_coef_, self.last_intercept_
-        self.last_coef_, self.last_intercept_, mistakes, updates = _run_epoch(
+        self.last_coef_, self.last_intercept_, mistakes, updates = run_epoch(
             X, y, w0, b0, self.fit_intercept)
-        # Sum of the n weight vectors after each round of this pass.
-        idx = np.flatnonzero(updates)
-        lasting = (n - idx) * y[idx]
-        # rows added in order: the same bits on every CPU
-        w_sum = n * w0 + (lasting[:, None] * X[idx]).sum(axis=0)
-        b_sum = n * b0 + (lasting.sum() if self.fit_intercept else 0.0)
+        w_sum, b_sum = pass_sum(X, y, updates, w0, b0, self.fit_intercept)
         t0 = self._rounds
         self._rounds = t0 + n
         self.coef_ = (t0 * self.coef_ + w_sum) / self._rounds
