@@ -77,15 +77,4 @@ def _rowwise_dots(A, B):  # pragma: no cover - compiled
 
 def row_sqnorms(X: np.ndarray) -> np.ndarray:
     """Squared Euclidean norm of every row of ``X``, in the fixed order of :func:`row_score`."""
-    return _row_sqnorms(X)
-
-
-@numba.njit(cache=True)
-def _row_sqnorms(X):  # pragma: no cover - compiled
-    out = np.empty(X.shape[0])
-    for i in range(X.shape[0]):
-        s = 0.0
-        for j in range(X.shape[1]):
-            s += X[i, j] * X[i, j]
-        out[i] = s
-    return out
+    return _rowwise_dots(X, X)
