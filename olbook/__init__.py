@@ -22,7 +22,7 @@ Public names (see each docstring for the paper and the book section):
 * boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`;
 * online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
   :class:`ROMMA`, :class:`ALMA`, :class:`OGDClassifier`,
-  :class:`AROW`, :class:`NAROW`, :class:`NHerd`, :class:`CW`, :class:`SCW`,
+  :class:`AROW`, :class:`NAROW`, :class:`NormalHerd`, :class:`ConfidenceWeighted`, :class:`SCW`,
   :class:`SecondOrderPerceptron`.
 """
 
@@ -49,7 +49,7 @@ from .ogd import OGD, OCOTrace
 from .passive_aggressive import PassiveAggressive
 from .perceptron import AveragedPerceptron, NormalizedPerceptron, Perceptron, VotedPerceptron
 from .pocket import Pocket
-from .second_order import AROW, CW, NAROW, SCW, NHerd, SecondOrderPerceptron
+from .second_order import AROW, NAROW, SCW, ConfidenceWeighted, NormalHerd, SecondOrderPerceptron
 from .svm import SVM
 
 __version__ = "0.1.0"
@@ -59,9 +59,9 @@ __all__ = [
     "OGDClassifier",
     "ROMMA",
     "AROW",
-    "CW",
+    "ConfidenceWeighted",
     "NAROW",
-    "NHerd",
+    "NormalHerd",
     "SCW",
     "SecondOrderPerceptron",
     "AdaBoost",

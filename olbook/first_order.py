@@ -200,8 +200,11 @@ class ALMA(_Linear):
 
     Parameters
     ----------
-    alpha : float in (0, 1], default=0.9
-        The accuracy: the margin reached is at least :math:`(1-\alpha)` of the best.
+    p : 2
+        The norm of ALMA\ :sub:`p`; only :math:`p = 2` is implemented.
+    alpha : float in (0, 1], default=1.0
+        The accuracy: the margin reached is at least :math:`(1-\alpha)` of the best
+        (``alpha=1``: no margin asked for beyond 0, Gentile's and LIBOL's default).
     B, C : float > 0, optional
         Default :math:`1/\alpha` and :math:`\sqrt 2`.
     max_iter : int, default=1
@@ -212,10 +215,13 @@ class ALMA(_Linear):
         One more than the number of updates so far.
     """
 
-    def __init__(self, alpha: float = 0.9, B: float | None = None, C: float | None = None, max_iter: int = 1):
-        self.alpha, self.B, self.C, self.max_iter = alpha, B, C, max_iter
+    def __init__(self, p: float = 2, alpha: float = 1.0, B: float | None = None, C: float | None = None,
+                 max_iter: int = 1):
+        self.p, self.alpha, self.B, self.C, self.max_iter = p, alpha, B, C, max_iter
 
     def _validate_params(self) -> None:
+        if self.p != 2:
+            raise ValueError(f"p must be 2: olbook implements ALMA_2 (Euclidean norm) only; got p={self.p!r}.")
         if self.alpha != 1.0:
             check_open_unit(self.alpha, "alpha")
         for name in ("B", "C"):
@@ -242,15 +248,15 @@ class OGDClassifier(_Linear):
     r"""Online gradient descent on the hinge or logistic loss (Zinkevich 2003; book section 5.5).
 
     :math:`\mathbf w_{t+1} = \mathbf w_t - \eta_t \nabla\ell(\mathbf w_t; \mathbf x_t, y_t)`
-    with :math:`\eta_t = \eta` or :math:`\eta/\sqrt t`. The hinge loss updates
+    with :math:`\eta_t = \eta_0` or :math:`\eta_0/\sqrt t`. The hinge loss updates
     when :math:`y\,\mathbf w^\top\mathbf x < 1`; the logistic loss at every round.
 
     Parameters
     ----------
     loss : {"hinge", "logistic"}, default="hinge"
-    eta : float > 0, default=1.0
-    schedule : {"sqrt", "constant"}, default="sqrt"
-        :math:`\eta/\sqrt t` (the anytime rate of section 5.5) or a constant step.
+    eta0 : float > 0, default=1.0
+    schedule : {"inv_sqrt", "constant"}, default="inv_sqrt"
+        :math:`\eta_0/\sqrt t` (the anytime rate of section 5.5) or a constant step.
     max_iter : int, default=1
 
     Attributes
@@ -259,15 +265,15 @@ class OGDClassifier(_Linear):
         Rounds played (the step schedule continues across passes).
     """
 
-    def __init__(self, loss: str = "hinge", eta: float = 1.0, schedule: str = "sqrt", max_iter: int = 1):
-        self.loss, self.eta, self.schedule, self.max_iter = loss, eta, schedule, max_iter
+    def __init__(self, loss: str = "hinge", eta0: float = 1.0, schedule: str = "inv_sqrt", max_iter: int = 1):
+        self.loss, self.eta0, self.schedule, self.max_iter = loss, eta0, schedule, max_iter
 
     def _validate_params(self) -> None:
         if self.loss not in ("hinge", "logistic"):
             raise ValueError(f"loss must be 'hinge' or 'logistic'; got {self.loss!r}.")
-        if self.schedule not in ("sqrt", "constant"):
-            raise ValueError(f"schedule must be 'sqrt' or 'constant'; got {self.schedule!r}.")
-        check_positive_float(self.eta, "eta")
+        if self.schedule not in ("inv_sqrt", "constant"):
+            raise ValueError(f"schedule must be 'inv_sqrt' or 'constant'; got {self.schedule!r}.")
+        check_positive_float(self.eta0, "eta0")
         check_positive_int(self.max_iter, "max_iter")
 
     def _init_state(self, n_features: int) -> None:
@@ -276,7 +282,7 @@ class OGDClassifier(_Linear):
 
     def _epoch(self, X, y):
         w, mistakes, updates = self._arrays(X.shape[0])
-        t, bad = ogd_epoch(X, y, w, self.t_, float(self.eta), self.schedule == "sqrt",
+        t, bad = ogd_epoch(X, y, w, self.t_, float(self.eta0), self.schedule == "inv_sqrt",
                            self.loss == "logistic", mistakes, updates)
         if bad >= 0:
             raise non_finite_error(X)

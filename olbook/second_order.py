@@ -51,7 +51,16 @@ from ._validation import (
     non_finite_error,
 )
 
-__all__ = ["AROW", "NAROW", "NHerd", "CW", "SCW", "SecondOrderPerceptron", "coefficients", "gaussian_epoch"]
+__all__ = [
+    "AROW",
+    "NAROW",
+    "NormalHerd",
+    "ConfidenceWeighted",
+    "SCW",
+    "SecondOrderPerceptron",
+    "coefficients",
+    "gaussian_epoch",
+]
 
 _AROW, _NAROW, _NHERD, _CW, _SCW1, _SCW2 = range(6)
 
@@ -224,7 +233,7 @@ class NAROW(_Gaussian):
         return check_positive_float(self.b, "b"), 0.0
 
 
-class NHerd(_Gaussian):
+class NormalHerd(_Gaussian):
     __doc__ = r"""Normal herding, NHerd (Crammer and Lee, NIPS 2010), with the full covariance.
 
     The mean moves as in AROW with :math:`r = 1/C`; the covariance is the one
@@ -243,7 +252,7 @@ class NHerd(_Gaussian):
         return check_positive_float(self.C, "C"), 0.0
 
 
-class CW(_Gaussian):
+class ConfidenceWeighted(_Gaussian):
     __doc__ = r"""Confidence-weighted learning (Dredze, Crammer and Pereira, ICML 2008), exact form.
 
     Per round: the Gaussian closest in KL divergence to the current one such
@@ -253,11 +262,11 @@ class CW(_Gaussian):
 
     Parameters
     ----------
-    eta : float in (1/2, 1), default=0.7
+    eta : float in (1/2, 1), default=0.9
         The required probability of a correct prediction.""" + _COMMON
     _rule = _CW
 
-    def __init__(self, eta: float = 0.7, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
+    def __init__(self, eta: float = 0.9, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
         self.eta, self.a, self.fit_intercept, self.max_iter = eta, a, fit_intercept, max_iter
 
     def _params(self):
@@ -284,9 +293,9 @@ class SCW(_Gaussian):
     ----------
     variant : {"I", "II"}, default="I"
     C : float > 0, default=1.0
-    eta : float in (1/2, 1), default=0.7""" + _COMMON
+    eta : float in (1/2, 1), default=0.9""" + _COMMON
 
-    def __init__(self, variant: str = "I", C: float = 1.0, eta: float = 0.7, a: float = 1.0,
+    def __init__(self, variant: str = "I", C: float = 1.0, eta: float = 0.9, a: float = 1.0,
                  fit_intercept: bool = False, max_iter: int = 1):
         self.variant, self.C, self.eta, self.a = variant, C, eta, a
         self.fit_intercept, self.max_iter = fit_intercept, max_iter
@@ -295,7 +304,7 @@ class SCW(_Gaussian):
         if self.variant not in ("I", "II"):
             raise ValueError(f"variant must be 'I' or 'II'; got {self.variant!r}.")
         self._rule = _SCW1 if self.variant == "I" else _SCW2
-        phi, _ = CW._params(self)
+        phi, _ = ConfidenceWeighted._params(self)
         return phi, check_positive_float(self.C, "C")
 
 

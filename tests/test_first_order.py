@@ -54,13 +54,13 @@ def test_ogd_hinge_follows_its_definition():
     rng = np.random.default_rng(3)
     X = rng.standard_normal((50, 3))
     y = np.where(rng.random(50) < 0.5, 1.0, -1.0)
-    clf = OGDClassifier(loss="hinge", eta=0.3, schedule="sqrt").fit(X, y)
+    clf = OGDClassifier(loss="hinge", eta0=0.3, schedule="inv_sqrt").fit(X, y)
     w = np.zeros(3)
     for t in range(50):  # the definition, step by step
         if y[t] * (w @ X[t]) < 1:
             w = w + 0.3 / math.sqrt(t + 1) * y[t] * X[t]
     assert np.allclose(clf.coef_, w, rtol=1e-12, atol=1e-14)
-    logi = OGDClassifier(loss="logistic", eta=0.3, schedule="constant").fit(X, y)
+    logi = OGDClassifier(loss="logistic", eta0=0.3, schedule="constant").fit(X, y)
     w = np.zeros(3)
     for t in range(50):
         w = w + 0.3 * y[t] * X[t] / (1 + math.exp(y[t] * (w @ X[t])))
@@ -80,7 +80,7 @@ def test_zero_huge_and_non_finite_input(make):
 
 
 def test_bad_parameters():
-    for bad in [ALMA(alpha=0.0), ALMA(alpha=1.5), ALMA(B=-1.0), OGDClassifier(loss="squared"),
-                OGDClassifier(eta=0.0), OGDClassifier(schedule="log"), ROMMA(aggressive=1)]:
+    for bad in [ALMA(alpha=0.0), ALMA(alpha=1.5), ALMA(B=-1.0), ALMA(p=3), OGDClassifier(loss="squared"),
+                OGDClassifier(eta0=0.0), OGDClassifier(schedule="log"), ROMMA(aggressive=1)]:
         with pytest.raises(ValueError):
             bad.fit(np.eye(2), [1, -1])

@@ -1,4 +1,4 @@
-"""AROW, NAROW, NHerd, CW, SCW and the second-order perceptron.
+"""AROW, NAROW, NormalHerd, CW, SCW and the second-order perceptron.
 
 The closed forms of AROW, CW, SCW-I and SCW-II are checked against their
 per-round problems solved numerically over (mu, Sigma = L L^T); changing a
@@ -14,7 +14,7 @@ from scipy.optimize import minimize
 from scipy.stats import norm
 
 import olbook
-from olbook.second_order import AROW, CW, NAROW, SCW, NHerd, SecondOrderPerceptron, coefficients
+from olbook.second_order import AROW, NAROW, SCW, ConfidenceWeighted, NormalHerd, SecondOrderPerceptron, coefficients
 
 
 def _kl(mu, S, mu0, S0):
@@ -145,9 +145,9 @@ def test_nherd_shrinks_as_herding():
     assert np.allclose(S1, A @ S0 @ A.T, atol=1e-12)
 
 
-@pytest.mark.parametrize("make", [lambda: AROW(r=0.5), lambda: NAROW(b=5.0), lambda: NHerd(C=1.0),
-                                  lambda: CW(eta=0.8), lambda: SCW("I", C=1.0), lambda: SCW("II", C=1.0),
-                                  lambda: SecondOrderPerceptron()])
+@pytest.mark.parametrize("make", [lambda: AROW(r=0.5), lambda: NAROW(b=5.0), lambda: NormalHerd(C=1.0),
+                                  lambda: ConfidenceWeighted(eta=0.8), lambda: SCW("I", C=1.0),
+                                  lambda: SCW("II", C=1.0), lambda: SecondOrderPerceptron()])
 def test_learners_run_and_stay_finite(make):
     X, y, _ = olbook.data.make_separable(300, 6, margin=0.05, random_state=2)
     clf = make().fit(X, y)
@@ -162,7 +162,7 @@ def test_learners_run_and_stay_finite(make):
 def test_covariance_stays_positive_definite():
     X, y = olbook.data.load_binary("breast_cancer")
     X = (X - X.mean(0)) / X.std(0)
-    for clf in [AROW(r=1.0), CW(eta=0.9), SCW("II", C=1.0), NHerd(C=1.0)]:
+    for clf in [AROW(r=1.0), ConfidenceWeighted(eta=0.9), SCW("II", C=1.0), NormalHerd(C=1.0)]:
         clf.fit(X, y)
         eig = np.linalg.eigvalsh(clf.covariance_)
         assert eig.min() > 0, type(clf).__name__
@@ -181,7 +181,8 @@ def test_sop_prediction_is_the_sherman_morrison_form():
 
 def test_bad_parameters():
     X, y = np.eye(2), [1, -1]
-    for bad in [AROW(r=0.0), NAROW(b=-1.0), NHerd(C=0.0), CW(eta=0.4), CW(eta=1.0), SCW("III"),
-                SCW("I", C=0.0), AROW(a=0.0), SecondOrderPerceptron(a=0.0)]:
+    for bad in [AROW(r=0.0), NAROW(b=-1.0), NormalHerd(C=0.0), ConfidenceWeighted(eta=0.4),
+                ConfidenceWeighted(eta=1.0), SCW("III"), SCW("I", C=0.0), AROW(a=0.0),
+                SecondOrderPerceptron(a=0.0)]:
         with pytest.raises(ValueError):
             bad.fit(X, y)
