@@ -23,7 +23,7 @@ Public names (see each docstring for the paper and the book section):
 * online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
   :class:`ROMMA`, :class:`ALMA`, :class:`OGDClassifier`,
   :class:`AROW`, :class:`NAROW`, :class:`NormalHerd`, :class:`ConfidenceWeighted`, :class:`SCW`,
-  :class:`SecondOrderPerceptron`.
+  :class:`SecondOrderPerceptron`, :class:`MulticlassPerceptron`, :class:`MulticlassPA`.
 """
 
 from . import data, kernels, plotting, vc
@@ -45,6 +45,7 @@ from .margins import (
     radius,
     separability_certificate,
 )
+from .multiclass import MulticlassPA, MulticlassPerceptron
 from .ogd import OGD, OCOTrace
 from .passive_aggressive import PassiveAggressive
 from .perceptron import AveragedPerceptron, NormalizedPerceptron, Perceptron, VotedPerceptron
@@ -74,6 +75,8 @@ __all__ = [
     "Hedge",
     "MistakeBound",
     "NormalizedPerceptron",
+    "MulticlassPA",
+    "MulticlassPerceptron",
     "OCOTrace",
     "OGD",
     "Perceptron",

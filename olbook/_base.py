@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._rowops import row_dots
-from ._validation import ConvergenceWarning, check_positive_int, check_X, check_X_y
+from ._validation import ConvergenceWarning, check_labels, check_positive_int, check_X
 
 __all__ = ["CLASSES", "Trace", "OnlineLearner", "GameLearner", "LinearPredictorMixin", "predict_from_scores"]
 
@@ -194,10 +194,18 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     # --- shared machinery -------------------------------------------------------------
-    def _start(self, n_features: int) -> None:
+    def _encode_targets(self, y, n_samples: int, start: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Check the labels; return them as the epoch loop reads them, and ``classes_``.
+
+        Binary learners take labels -1 and +1 (as float64); the multiclass learners
+        override this.
+        """
+        return check_labels(y, n_samples=n_samples), CLASSES.copy()
+
+    def _start(self, n_features: int, classes: np.ndarray) -> None:
+        self.classes_ = classes
         self._init_state(n_features)
         self.n_features_in_ = n_features
-        self.classes_ = CLASSES.copy()
         self.trace_ = Trace()
         self.mistakes_ = 0
         self.n_updates_ = 0
@@ -231,10 +239,11 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         epochs = check_positive_int(self.max_iter, "max_iter")
-        Xa, ya = check_X_y(X, y, finite=False)  # _epoch rejects NaN/inf
+        Xa = check_X(X, finite=False)  # _epoch rejects NaN/inf
+        ya, classes = self._encode_targets(y, Xa.shape[0], True)
         saved = dict(self.__dict__)
         try:
-            self._start(Xa.shape[1])
+            self._start(Xa.shape[1], classes)
             for _ in range(epochs):
                 self._record(*self._epoch(Xa, ya))
                 if self.converged_ and self._stop_when_converged:
@@ -265,11 +274,12 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         fitted = hasattr(self, "trace_")
-        Xa, ya = check_X_y(X, y, n_features=self.n_features_in_ if fitted else None, finite=False)
+        Xa = check_X(X, n_features=self.n_features_in_ if fitted else None, finite=False)
+        ya, classes = self._encode_targets(y, Xa.shape[0], not fitted)
         saved = dict(self.__dict__)
         try:
             if not fitted:
-                self._start(Xa.shape[1])
+                self._start(Xa.shape[1], classes)
             self._record(*self._epoch(Xa, ya))
         except ValueError:
             self.__dict__.clear()

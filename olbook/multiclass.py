@@ -1,0 +1,171 @@
+r"""Multiclass online classifiers: the multiclass perceptron and multiclass PA (chapter 5, part 2).
+
+One weight vector :math:`\mathbf w_r` per class; the prediction is the class of
+largest score :math:`\mathbf w_r^\top\mathbf x` (a tie goes to the first class in
+``classes_``). With :math:`s` the highest-scoring *wrong* class, both learners
+update only :math:`\mathbf w_y` and :math:`\mathbf w_s`:
+
+.. math:: \mathbf w_y \leftarrow \mathbf w_y + \tau\mathbf x, \qquad
+          \mathbf w_s \leftarrow \mathbf w_s - \tau\mathbf x .
+
+* the multiclass perceptron (the simplest ultraconservative algorithm of
+  Crammer and Singer, JMLR 3, 2003): :math:`\tau = 1` when
+  :math:`\mathbf w_y^\top\mathbf x \le \mathbf w_s^\top\mathbf x`;
+* multiclass PA (Crammer, Dekel, Keshet, Shalev-Shwartz and Singer, JMLR 7,
+  2006, section 8, the max-loss update), with the multiclass hinge loss
+  :math:`\ell = \max(0, 1 - (\mathbf w_y - \mathbf w_s)^\top\mathbf x)` and the
+  steps of :mod:`olbook.passive_aggressive` with :math:`\|\mathbf x\|^2` replaced by
+  :math:`2\|\mathbf x\|^2` (the update moves two weight vectors).
+
+Labels may be any sortable values (integers, strings): ``classes_`` holds them
+sorted; at least two classes are needed.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ._base import OnlineLearner
+from ._rowops import row_dots, row_score
+from ._validation import check_positive_float, check_positive_int, check_X, non_finite_error
+from .passive_aggressive import _VARIANTS, pa_step_size
+
+__all__ = ["MulticlassPerceptron", "MulticlassPA", "multiclass_epoch"]
+
+
+@numba.njit(cache=True)
+def multiclass_epoch(X, y, W, variant, C, mistakes, updates, scores):
+    """One pass over ``(X, y)``; ``y`` holds class indices; ``W`` (k x d) is updated in place.
+
+    ``variant`` is -1 for the perceptron, else 0, 1, 2 for PA, PA-I, PA-II.
+    Returns -1, or the index of the first row holding a NaN or inf.
+    """
+    n, d = X.shape
+    k = W.shape[0]
+    for i in range(n):
+        for r in range(k):
+            scores[r], nonfinite = row_score(W[r], X, i)
+            if nonfinite != 0.0:
+                return i
+        yi = y[i]
+        pred = 0
+        for r in range(1, k):
+            if scores[r] > scores[pred]:
+                pred = r
+        s = 0 if yi != 0 else 1  # the highest-scoring wrong class, first on ties
+        for r in range(k):
+            if r != yi and scores[r] > scores[s]:
+                s = r
+        mistakes[i] = pred != yi
+        tau = 0.0
+        if variant < 0:
+            if scores[yi] <= scores[s]:
+                tau = 1.0
+        else:
+            loss = max(0.0, 1.0 - (scores[yi] - scores[s]))
+            sqnorm, _ = row_score(X[i], X, i)
+            if loss > 0.0 and sqnorm > 0.0:
+                tau = pa_step_size(loss, 2.0 * sqnorm, variant, C)
+        updates[i] = tau > 0.0
+        if updates[i]:
+            for j in range(d):
+                W[yi, j] += tau * X[i, j]
+                W[s, j] -= tau * X[i, j]
+    return -1
+
+
+class _Multiclass(OnlineLearner):
+    """Labels -> class indices, ``coef_`` of shape (k, d), argmax prediction."""
+
+    _variant = -1
+
+    def _encode_targets(self, y, n_samples, start):
+        arr = np.asarray(y)
+        if arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.ravel()
+        if arr.ndim != 1 or arr.shape[0] != n_samples:
+            raise ValueError(f"y must be 1-D with one label per example ({n_samples}); got shape {arr.shape}.")
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ValueError("y contains NaN or inf.")
+        if start:
+            classes = np.unique(arr)
+            if classes.size < 2:
+                raise ValueError(f"a multiclass learner needs at least 2 classes; y has {classes.size}.")
+        else:
+            classes = self.classes_
+        idx = np.searchsorted(classes, arr)
+        idx = np.minimum(idx, classes.size - 1)
+        unknown = classes[idx] != arr
+        if np.any(unknown):
+            raise ValueError(f"y has labels not seen when the learner started: {np.unique(arr[unknown])[:5]}; "
+                             f"its classes are {classes}.")
+        return idx.astype(np.int64), classes
+
+    def _init_state(self, n_features: int) -> None:
+        self.coef_ = np.zeros((self.classes_.size, n_features))
+
+    def _epoch(self, X, y):
+        n = X.shape[0]
+        W = self.coef_.copy()
+        mistakes = np.empty(n, dtype=np.bool_)
+        updates = np.empty(n, dtype=np.bool_)
+        C = float(getattr(self, "C", 1.0))
+        if multiclass_epoch(X, y, W, self._variant, C, mistakes, updates, np.empty(W.shape[0])) >= 0:
+            raise non_finite_error(X)
+        self.coef_ = W
+        return mistakes, updates
+
+    def decision_function(self, X) -> np.ndarray:
+        """The score of every class, shape (n_samples, n_classes), summed in a fixed order."""
+        self._check_fitted()
+        Xa = check_X(X, n_features=self.n_features_in_)
+        return np.column_stack([row_dots(Xa, np.ascontiguousarray(w)) for w in self.coef_])
+
+    def _check_fitted(self) -> None:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "coef_")
+
+    def predict(self, X) -> np.ndarray:
+        """The class of largest score (the first one in ``classes_`` on a tie)."""
+        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+
+
+class MulticlassPerceptron(_Multiclass):
+    """The multiclass perceptron (Crammer and Singer 2003): on an error, move toward the true class.
+
+    Updates when the true class does not score strictly above every other
+    class: :math:`\\mathbf w_y \\mathrel{+}= \\mathbf x`, :math:`\\mathbf w_s \\mathrel{-}= \\mathbf x`.
+
+    Parameters
+    ----------
+    max_iter : int, default=1
+    """
+
+    def __init__(self, max_iter: int = 1):
+        self.max_iter = max_iter
+
+    def _validate_params(self) -> None:
+        check_positive_int(self.max_iter, "max_iter")
+
+
+class MulticlassPA(_Multiclass):
+    """Multiclass passive-aggressive (Crammer et al. 2006, section 8), max-loss update.
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    C : float > 0, default=1.0
+    max_iter : int, default=1
+    """
+
+    def __init__(self, variant: str = "PA-I", C: float = 1.0, max_iter: int = 1):
+        self.variant, self.C, self.max_iter = variant, C, max_iter
+
+    def _validate_params(self) -> None:
+        if self.variant not in _VARIANTS:
+            raise ValueError(f"variant must be one of {_VARIANTS}; got {self.variant!r}.")
+        check_positive_float(self.C, "C")
+        check_positive_int(self.max_iter, "max_iter")
+        self._variant = _VARIANTS.index(self.variant)
