@@ -28,9 +28,15 @@ The second-order perceptron (:class:`SecondOrderPerceptron`; Cesa-Bianchi,
 Conconi and Gentile, SIAM J. Comput. 2005) keeps the correlation matrix of the
 examples it erred on and is implemented on its own.
 
-Every product :math:`\Sigma\mathbf x` and :math:`\mathbf x^\top\Sigma\mathbf x` is
-added in one fixed order (no BLAS, no ``fastmath``), so the outputs are the same
-on every CPU. One round costs :math:`O(d^2)`.
+olbook keeps the Cholesky factor :math:`L` of the precision
+:math:`\Sigma^{-1} = LL^\top`, never :math:`\Sigma` itself: a covariance downdate is a
+precision *update* :math:`LL^\top + c\,\mathbf x\mathbf x^\top` (Sherman-Morrison,
+:func:`precision_increment`), done with plane rotations, so :math:`\Sigma` stays
+symmetric positive definite however many rounds are played (subtracting
+:math:`\beta\Sigma\mathbf x\mathbf x^\top\Sigma` from :math:`\Sigma`, as LIBOL does,
+loses symmetry and then definiteness in floating point). Every sum is added in one
+fixed order (no BLAS, no ``fastmath``), so the outputs are the same on every CPU.
+One round costs :math:`O(d^2)`, and :math:`O(d)` with ``diagonal=True``.
 """
 
 from __future__ import annotations
@@ -60,9 +66,26 @@ __all__ = [
     "SecondOrderPerceptron",
     "coefficients",
     "gaussian_epoch",
+    "gaussian_epoch_diagonal",
+    "precision_increment",
+    "covariance_from_cholesky",
 ]
 
 _AROW, _NAROW, _NHERD, _CW, _SCW1, _SCW2 = range(6)
+
+
+#: A precision step c ||x||^2 above this is not applied: the covariance keeps its value along x.
+#: Only CW reaches it, on data it cannot separate: its variance then collapses geometrically
+#: (the precision doubles its exponent every few mistakes) and would overflow.
+_MAX_PRECISION_STEP = 1e250
+
+
+@numba.njit(cache=True)
+def _sqrt_u(alpha, v, phi):
+    """:math:`\\sqrt u = \\tfrac12(-\\alpha v\\phi + \\sqrt{\\alpha^2v^2\\phi^2 + 4v})`, written
+    :math:`2v/(\\alpha v\\phi + \\sqrt{\\alpha^2v^2\\phi^2 + 4v})` so that nothing cancels."""
+    t = alpha * v * phi
+    return 2.0 * v / (t + math.sqrt(t * t + 4.0 * v))
 
 
 @numba.njit(cache=True)
@@ -103,36 +126,144 @@ def coefficients(rule, m, v, a, b):
         alpha = max(0.0, (-(2.0 * m * n + phi * phi * m * v) + gam) / (2.0 * (n * n + n * v * phi * phi)))
     if alpha == 0.0:
         return 0.0, 0.0
-    sqrt_u = 0.5 * (-alpha * v * phi + math.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v))
-    beta = alpha * phi / (sqrt_u + v * alpha * phi)
+    beta = alpha * phi / (_sqrt_u(alpha, v, phi) + v * alpha * phi)
     return alpha, beta
 
 
 @numba.njit(cache=True)
-def gaussian_epoch(X, y, mu, S, rule, a, b, mistakes, updates):
-    """One pass of a Gaussian learner over ``(X, y)``; ``mu`` and ``S`` are updated in place.
+def precision_increment(rule, m, v, a, b, alpha, beta):
+    """The ``c`` with :math:`\\Sigma'^{-1} = \\Sigma^{-1} + c\\,\\mathbf x\\mathbf x^\\top`.
 
-    Returns -1, or the index of the first row holding a NaN or inf (read before any use of it).
+    By Sherman-Morrison, :math:`\\Sigma - \\beta\\Sigma\\mathbf x\\mathbf x^\\top\\Sigma` has
+    inverse :math:`\\Sigma^{-1} + c\\,\\mathbf x\\mathbf x^\\top` with
+    :math:`c = \\beta/(1 - \\beta v) > 0`. It is computed in a form that does not
+    cancel: :math:`1/r` (AROW), :math:`(bv - 1)/v` (NAROW),
+    :math:`C^2(v + 2/C)` (NormalHerd), :math:`\\alpha\\phi/\\sqrt u` (CW and SCW).
+    """
+    if beta == 0.0:
+        return 0.0
+    if rule == 0:
+        return 1.0 / a
+    if rule == 1:
+        return (a * v - 1.0) / v
+    if rule == 2:
+        return a * a * (v + 2.0 / a)
+    return alpha * a / _sqrt_u(alpha, v, a)
+
+
+@numba.njit(cache=True)
+def gaussian_epoch(X, y, mu, L, rule, a, b, mistakes, updates):
+    """One pass of a Gaussian learner over ``(X, y)``; ``mu`` and ``L`` are updated in place.
+
+    ``L`` is the lower Cholesky factor of the precision :math:`\\Sigma^{-1} = LL^\\top`.
+    Per round, two triangular solves give :math:`\\mathbf z = L^{-1}\\mathbf x` and
+    :math:`\\Sigma\\mathbf x = L^{-\\top}\\mathbf z`, so :math:`v = \\|\\mathbf z\\|^2 \\ge 0`;
+    the update :math:`\\Sigma \\leftarrow \\Sigma - \\beta\\Sigma\\mathbf x\\mathbf x^\\top\\Sigma`
+    is the rank-one *update* :math:`LL^\\top \\leftarrow LL^\\top + c\\,\\mathbf x\\mathbf x^\\top`
+    (:func:`precision_increment`), done by plane rotations in :math:`O(d^2)`: the
+    covariance stays symmetric positive definite by construction. Returns -1, or the
+    index of the first row holding a NaN or inf (read before any use of it).
     """
     n, d = X.shape
+    z = np.empty(d)
     Sx = np.empty(d)
+    w = np.empty(d)
     for i in range(n):
         f, nonfinite = row_score(mu, X, i)
         if nonfinite != 0.0:
             return i
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        for j in range(d):  # Sigma x, each entry a left-to-right sum
-            Sx[j], _ = row_score(X[i], S, j)
-        v, _ = row_score(Sx, X, i)
+        for j in range(d):  # L z = x
+            acc = X[i, j]
+            for k in range(j):
+                acc -= L[j, k] * z[k]
+            z[j] = acc / L[j, j]
+        for j in range(d - 1, -1, -1):  # L' (Sigma x) = z
+            acc = z[j]
+            for k in range(j + 1, d):
+                acc -= L[k, j] * Sx[k]
+            Sx[j] = acc / L[j, j]
+        v = 0.0
+        for j in range(d):
+            v += z[j] * z[j]
         alpha, beta = coefficients(rule, y[i] * f, v, a, b)
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
             for j in range(d):
                 mu[j] += alpha * y[i] * Sx[j]
+            c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
+            xx, _ = row_score(X[i], X, i)
+            if not c * xx <= _MAX_PRECISION_STEP:  # CW on noisy data: see the class docstring
+                continue
             for j in range(d):
-                for k in range(d):
-                    S[j, k] -= beta * Sx[j] * Sx[k]
+                w[j] = math.sqrt(c) * X[i, j]
+            for k in range(d):  # LL' + w w' by Givens rotations
+                r = math.hypot(L[k, k], w[k])
+                cs = r / L[k, k]
+                sn = w[k] / L[k, k]
+                L[k, k] = r
+                for j in range(k + 1, d):
+                    L[j, k] = (L[j, k] + sn * w[j]) / cs
+                    w[j] = cs * w[j] - sn * L[j, k]
     return -1
+
+
+@numba.njit(cache=True)
+def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
+    """:func:`gaussian_epoch` with a diagonal Cholesky factor ``q`` of the precision: O(d) per round.
+
+    The covariance is :math:`\\operatorname{diag}(1/q_j^2)`; the precision update keeps
+    the diagonal of :math:`c\\,\\mathbf x\\mathbf x^\\top`,
+    :math:`q_j^2 \\mathrel{+}= c x_j^2`, so every :math:`q_j` only grows. The arithmetic is
+    that of :func:`gaussian_epoch` on a diagonal factor: on examples with one nonzero
+    coordinate the two give the same bits.
+    """
+    n, d = X.shape
+    for i in range(n):
+        f, nonfinite = row_score(mu, X, i)
+        if nonfinite != 0.0:
+            return i
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        v = 0.0
+        for j in range(d):
+            zj = X[i, j] / q[j]
+            v += zj * zj
+        alpha, beta = coefficients(rule, y[i] * f, v, a, b)
+        updates[i] = alpha != 0.0 or beta != 0.0
+        if updates[i]:
+            c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
+            xx, _ = row_score(X[i], X, i)
+            grow = c * xx <= _MAX_PRECISION_STEP
+            for j in range(d):
+                mu[j] += alpha * y[i] * (X[i, j] / q[j] / q[j])
+                if grow:
+                    q[j] = math.hypot(q[j], math.sqrt(c) * X[i, j])
+    return -1
+
+
+@numba.njit(cache=True)
+def covariance_from_cholesky(L):
+    """:math:`\\Sigma = (LL^\\top)^{-1} = M^\\top M` with :math:`M = L^{-1}`, in a fixed order.
+
+    Exactly symmetric (each entry is the same sum of the same products).
+    """
+    d = L.shape[0]
+    M = np.zeros((d, d))
+    for col in range(d):  # L M[:, col] = e_col
+        for j in range(col, d):
+            acc = 1.0 if j == col else 0.0
+            for k in range(col, j):
+                acc -= L[j, k] * M[k, col]
+            M[j, col] = acc / L[j, j]
+    S = np.empty((d, d))
+    for j in range(d):
+        for k in range(j, d):
+            acc = 0.0
+            for t in range(k, d):
+                acc += M[t, j] * M[t, k]
+            S[j, k] = acc
+            S[k, j] = acc
+    return S
 
 
 class _Gaussian(LinearPredictorMixin, OnlineLearner):
@@ -147,14 +278,25 @@ class _Gaussian(LinearPredictorMixin, OnlineLearner):
         check_bool(self.fit_intercept, "fit_intercept")
         check_positive_int(self.max_iter, "max_iter")
         check_positive_float(self.a, "a")
+        check_bool(self.diagonal, "diagonal")
         self._params()
 
     def _init_state(self, n_features: int) -> None:
         self._intercept = bool(self.fit_intercept)
         k = n_features + self._intercept
         self._mu = np.zeros(k)
-        self.covariance_ = float(self.a) * np.eye(k)
+        self._diagonal = bool(self.diagonal)
+        # the Cholesky factor of the precision (a vector when diagonal); Sigma_1 = a I
+        q = 1.0 / math.sqrt(float(self.a))
+        self._precision = np.full(k, q) if self._diagonal else q * np.eye(k)
         self._split()
+
+    @property
+    def covariance_(self) -> np.ndarray:
+        """:math:`\\Sigma`, shape (d, d), or its diagonal, shape (d,), with ``diagonal=True``."""
+        if self._diagonal:
+            return 1.0 / (self._precision * self._precision)
+        return covariance_from_cholesky(self._precision)
 
     def _split(self) -> None:
         d = self._mu.shape[0] - self._intercept
@@ -162,17 +304,19 @@ class _Gaussian(LinearPredictorMixin, OnlineLearner):
         self.intercept_ = float(self._mu[d]) if self._intercept else 0.0
 
     def _epoch(self, X, y):
-        if bool(self.fit_intercept) != self._intercept:
-            raise ValueError("fit_intercept changed since this learner started; call fit to start again.")
+        if bool(self.fit_intercept) != self._intercept or bool(self.diagonal) != self._diagonal:
+            raise ValueError("fit_intercept or diagonal changed since this learner started; "
+                             "call fit to start again.")
         A = np.hstack([X, np.ones((X.shape[0], 1))]) if self._intercept else X
         n = A.shape[0]
-        mu, S = self._mu.copy(), self.covariance_.copy()
+        mu, S = self._mu.copy(), self._precision.copy()
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
         p, q = self._params()
-        if gaussian_epoch(np.ascontiguousarray(A), y, mu, S, self._rule, p, q, mistakes, updates) >= 0:
+        run = gaussian_epoch_diagonal if self._diagonal else gaussian_epoch
+        if run(np.ascontiguousarray(A), y, mu, S, self._rule, p, q, mistakes, updates) >= 0:
             raise non_finite_error(X)
-        self._mu, self.covariance_ = mu, S
+        self._mu, self._precision = mu, S
         self._split()
         return mistakes, updates
 
@@ -180,6 +324,10 @@ class _Gaussian(LinearPredictorMixin, OnlineLearner):
 _COMMON = """
     a : float > 0, default=1.0
         The initial covariance :math:`\\Sigma_1 = a I`.
+    diagonal : bool, default=False
+        Keep a diagonal covariance (the diagonal of each precision update
+        :math:`c\\,\\mathbf x\\mathbf x^\\top`): :math:`O(d)` per round instead of
+        :math:`O(d^2)`, for high dimensions.
     fit_intercept : bool, default=False
         Learn a bias (the examples get a constant coordinate 1).
     max_iter : int, default=1
@@ -188,7 +336,8 @@ _COMMON = """
     Attributes
     ----------
     coef_, intercept_ : the mean :math:`\\boldsymbol\\mu`.
-    covariance_ : ndarray of shape (d, d) (``(d + 1, d + 1)`` with intercept)
+    covariance_ : ndarray of shape (d, d), or (d,) (its diagonal) with ``diagonal=True``
+        (one more row and column with intercept)
     trace_, mistakes_, n_updates_, n_iter_, converged_ : see :class:`olbook.Perceptron`.
 """
 
@@ -208,8 +357,9 @@ class AROW(_Gaussian):
         The regularization :math:`r` (larger: smaller steps).""" + _COMMON
     _rule = _AROW
 
-    def __init__(self, r: float = 1.0, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
-        self.r, self.a, self.fit_intercept, self.max_iter = r, a, fit_intercept, max_iter
+    def __init__(self, r: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
+                 max_iter: int = 1):
+        self.r, self.a, self.diagonal, self.fit_intercept, self.max_iter = r, a, diagonal, fit_intercept, max_iter
 
     def _params(self):
         return check_positive_float(self.r, "r"), 0.0
@@ -226,8 +376,9 @@ class NAROW(_Gaussian):
     b : float > 0, default=1.0""" + _COMMON
     _rule = _NAROW
 
-    def __init__(self, b: float = 1.0, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
-        self.b, self.a, self.fit_intercept, self.max_iter = b, a, fit_intercept, max_iter
+    def __init__(self, b: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
+                 max_iter: int = 1):
+        self.b, self.a, self.diagonal, self.fit_intercept, self.max_iter = b, a, diagonal, fit_intercept, max_iter
 
     def _params(self):
         return check_positive_float(self.b, "b"), 0.0
@@ -245,8 +396,9 @@ class NormalHerd(_Gaussian):
     C : float > 0, default=1.0""" + _COMMON
     _rule = _NHERD
 
-    def __init__(self, C: float = 1.0, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
-        self.C, self.a, self.fit_intercept, self.max_iter = C, a, fit_intercept, max_iter
+    def __init__(self, C: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
+                 max_iter: int = 1):
+        self.C, self.a, self.diagonal, self.fit_intercept, self.max_iter = C, a, diagonal, fit_intercept, max_iter
 
     def _params(self):
         return check_positive_float(self.C, "C"), 0.0
@@ -260,14 +412,23 @@ class ConfidenceWeighted(_Gaussian):
     :math:`\eta`, i.e. :math:`m \ge \phi\sqrt{v}` with :math:`\phi = \Phi^{-1}(\eta)`
     (the exact solution of Crammer, Dredze and Pereira, NIPS 2008).
 
+    On data it cannot separate, CW's variance collapses: a mistake on an example
+    of small variance :math:`v` multiplies the precision along it by about
+    :math:`m^2/(\\phi^2 v)`, so the precision grows doubly exponentially (the soft
+    versions, :class:`SCW`, were made for this). olbook leaves the covariance as it
+    is when one precision step :math:`c\\|\\mathbf x\\|^2` would exceed ``1e250``,
+    so the numbers stay finite; the mean keeps its updates.
+
     Parameters
     ----------
     eta : float in (1/2, 1), default=0.9
         The required probability of a correct prediction.""" + _COMMON
     _rule = _CW
 
-    def __init__(self, eta: float = 0.9, a: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
-        self.eta, self.a, self.fit_intercept, self.max_iter = eta, a, fit_intercept, max_iter
+    def __init__(self, eta: float = 0.9, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
+                 max_iter: int = 1):
+        self.eta, self.a, self.diagonal = eta, a, diagonal
+        self.fit_intercept, self.max_iter = fit_intercept, max_iter
 
     def _params(self):
         eta = check_open_unit(self.eta, "eta")
@@ -296,8 +457,8 @@ class SCW(_Gaussian):
     eta : float in (1/2, 1), default=0.9""" + _COMMON
 
     def __init__(self, variant: str = "I", C: float = 1.0, eta: float = 0.9, a: float = 1.0,
-                 fit_intercept: bool = False, max_iter: int = 1):
-        self.variant, self.C, self.eta, self.a = variant, C, eta, a
+                 diagonal: bool = False, fit_intercept: bool = False, max_iter: int = 1):
+        self.variant, self.C, self.eta, self.a, self.diagonal = variant, C, eta, a, diagonal
         self.fit_intercept, self.max_iter = fit_intercept, max_iter
 
     def _params(self):

@@ -186,3 +186,45 @@ def test_bad_parameters():
                 SecondOrderPerceptron(a=0.0)]:
         with pytest.raises(ValueError):
             bad.fit(X, y)
+
+
+@pytest.mark.parametrize("make", [lambda d: AROW(r=0.7, diagonal=d), lambda d: NAROW(b=5.0, diagonal=d),
+                                  lambda d: NormalHerd(C=0.8, diagonal=d),
+                                  lambda d: ConfidenceWeighted(eta=0.85, diagonal=d),
+                                  lambda d: SCW("I", C=0.8, diagonal=d), lambda d: SCW("II", C=0.8, diagonal=d)])
+def test_diagonal_is_the_full_learner_on_axis_aligned_data(make):
+    # Examples that each have a single nonzero coordinate keep the full covariance diagonal,
+    # so the diagonal learner must make exactly the same updates.
+    rng = np.random.default_rng(5)
+    n, d = 200, 6
+    X = np.zeros((n, d))
+    X[np.arange(n), rng.integers(0, d, n)] = rng.uniform(0.5, 1.5, n) * rng.choice([-1.0, 1.0], n)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    full, diag = make(False).fit(X, y), make(True).fit(X, y)
+    assert np.allclose(full.coef_, diag.coef_, rtol=1e-13, atol=0)
+    assert np.allclose(np.diag(full.covariance_), diag.covariance_, rtol=1e-13, atol=0)
+    assert np.array_equal(full.trace_.updates, diag.trace_.updates)
+
+
+def test_diagonal_stays_positive_on_long_streams():
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((100_000, 20))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(100_000) > 0, 1.0, -1.0)
+    for clf in [AROW(diagonal=True), NormalHerd(diagonal=True), SCW("II", diagonal=True)]:
+        clf.fit(X, y)
+        assert clf.covariance_.shape == (20,) and clf.covariance_.min() > 0 and np.all(np.isfinite(clf.coef_))
+    cw = ConfidenceWeighted(diagonal=True).fit(X, y)  # its variance collapses (see its docstring)
+    assert np.all(np.isfinite(cw.coef_)) and np.all(np.isfinite(cw._precision)) and cw._precision.min() > 0
+
+
+def test_full_covariance_stays_symmetric_positive_definite_on_1e5_examples():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((100_000, 10))
+    y = np.where(X @ np.arange(1, 11) + 3 * rng.standard_normal(100_000) > 0, 1.0, -1.0)
+    for clf in [AROW(r=1.0), SCW("I", C=1.0), SCW("II", C=1.0), NormalHerd(C=1.0), NAROW(b=2.0)]:
+        S = clf.fit(X, y).covariance_
+        assert np.array_equal(S, S.T), type(clf).__name__
+        assert np.linalg.eigvalsh(S).min() > 0, type(clf).__name__
+    cw = ConfidenceWeighted(eta=0.9).fit(X, y)  # the precision's factor stays finite and nonsingular
+    L = cw._precision
+    assert np.all(np.isfinite(L)) and np.all(np.diag(L) > 0) and np.all(np.isfinite(cw.coef_))
