@@ -23,7 +23,7 @@ Public names (see each docstring for the paper and the book section):
 * online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
   :class:`ROMMA`, :class:`ALMA`, :class:`OGDClassifier`,
   :class:`AROW`, :class:`NAROW`, :class:`NormalHerd`, :class:`ConfidenceWeighted`, :class:`SCW`,
-  :class:`SecondOrderPerceptron`, :class:`MulticlassPerceptron`, :class:`MulticlassPA`.
+  :class:`SecondOrderPerceptron`, :class:`IELLIP`, :class:`MulticlassPerceptron`, :class:`MulticlassPA`.
 """
 
 from . import data, kernels, plotting, vc
@@ -32,6 +32,7 @@ from ._rowops import row_dots, row_score, row_sqnorms, rowwise_dots
 from ._validation import ConvergenceWarning
 from .boosting import AdaBoost, Boosting, DecisionStump, WeakLearnerWarning
 from .display import fmt, show_source
+from .ellipsoid import IELLIP
 from .experts import ExpertTrace, Halving, Hedge, WeightedMajority, regret
 from .first_order import ALMA, ROMMA, OGDClassifier
 from .margins import (
@@ -73,6 +74,7 @@ __all__ = [
     "ExpertTrace",
     "Halving",
     "Hedge",
+    "IELLIP",
     "MistakeBound",
     "NormalizedPerceptron",
     "MulticlassPA",

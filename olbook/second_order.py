@@ -26,7 +26,8 @@ solution of the learner's own per-round problem (:func:`coefficients`):
 
 The second-order perceptron (:class:`SecondOrderPerceptron`; Cesa-Bianchi,
 Conconi and Gentile, SIAM J. Comput. 2005) keeps the correlation matrix of the
-examples it erred on and is implemented on its own.
+examples it erred on; it lives with the ellipsoid method IELLIP in
+:mod:`olbook.ellipsoid` and is re-exported here.
 
 olbook keeps the Cholesky factor :math:`L` of the precision
 :math:`\Sigma^{-1} = LL^\top`, never :math:`\Sigma` itself: a covariance downdate is a
@@ -56,14 +57,16 @@ from ._validation import (
     check_positive_int,
     non_finite_error,
 )
+from .ellipsoid import SecondOrderPerceptron, sop_epoch
 
 __all__ = [
     "AROW",
+    "SecondOrderPerceptron",
+    "sop_epoch",
     "NAROW",
     "NormalHerd",
     "ConfidenceWeighted",
     "SCW",
-    "SecondOrderPerceptron",
     "coefficients",
     "gaussian_epoch",
     "gaussian_epoch_diagonal",
@@ -467,83 +470,3 @@ class SCW(_Gaussian):
         self._rule = _SCW1 if self.variant == "I" else _SCW2
         phi, _ = ConfidenceWeighted._params(self)
         return phi, check_positive_float(self.C, "C")
-
-
-@numba.njit(cache=True)
-def sop_epoch(X, y, w, M, a, mistakes, updates):
-    """One pass of the second-order perceptron; ``w`` (sum of y x over mistakes) and ``M`` updated in place.
-
-    ``M`` is the inverse of :math:`A = aI + \\sum_{\\text{mistakes}} \\mathbf x\\mathbf x^\\top`.
-    The prediction uses :math:`(A + \\mathbf x\\mathbf x^\\top)^{-1}`, i.e.
-    ``M - M x x' M / (1 + x' M x)`` (Sherman-Morrison); only a mistake makes it permanent.
-    """
-    n, d = X.shape
-    Mx = np.empty(d)
-    for i in range(n):
-        _, nonfinite = row_score(w, X, i)
-        if nonfinite != 0.0:
-            return i
-        for j in range(d):
-            Mx[j], _ = row_score(X[i], M, j)
-        v, _ = row_score(Mx, X, i)
-        wMx = 0.0
-        for j in range(d):
-            wMx += w[j] * Mx[j]
-        f = wMx / (1.0 + v)  # w' (M - M x x' M / (1 + v)) x, by Sherman-Morrison
-        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        updates[i] = y[i] * f <= 0.0
-        if updates[i]:
-            for j in range(d):
-                w[j] += y[i] * X[i, j]
-            c = 1.0 / (1.0 + v)
-            for j in range(d):
-                for k in range(d):
-                    M[j, k] -= c * Mx[j] * Mx[k]
-    return -1
-
-
-class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
-    r"""The second-order perceptron (Cesa-Bianchi, Conconi and Gentile, SIAM J. Comput. 34(3), 2005).
-
-    Predicts :math:`\operatorname{sign}(\mathbf v^\top(aI + S S^\top + \mathbf x\mathbf x^\top)^{-1}\mathbf x)`,
-    where :math:`S` holds the examples of the past mistakes (updates) and
-    :math:`\mathbf v = \sum y\mathbf x` over them; a mistake (or a tie) adds the
-    example to :math:`S`. By Sherman-Morrison
-    :math:`(A + \mathbf x\mathbf x^\top)^{-1}\mathbf x = A^{-1}\mathbf x/(1 + \mathbf x^\top A^{-1}\mathbf x)`,
-    so the prediction has the sign of :math:`\mathbf v^\top A^{-1}\mathbf x` with
-    :math:`A = aI + SS^\top`: ``coef_`` is :math:`A^{-1}\mathbf v` and ``predict`` is the
-    algorithm's prediction.
-
-    Parameters
-    ----------
-    a : float > 0, default=1.0
-    max_iter : int, default=1
-    """
-
-    def __init__(self, a: float = 1.0, max_iter: int = 1):
-        self.a, self.max_iter = a, max_iter
-
-    def _validate_params(self) -> None:
-        check_positive_float(self.a, "a")
-        check_positive_int(self.max_iter, "max_iter")
-
-    def _init_state(self, n_features: int) -> None:
-        self.v_ = np.zeros(n_features)
-        self.inverse_correlation_ = np.eye(n_features) / float(self.a)
-        self._split()
-
-    def _split(self) -> None:
-        M, v = self.inverse_correlation_, self.v_
-        self.coef_ = np.array([row_score(v, M, j)[0] for j in range(v.shape[0])])
-        self.intercept_ = 0.0
-
-    def _epoch(self, X, y):
-        n = X.shape[0]
-        w, M = self.v_.copy(), self.inverse_correlation_.copy()
-        mistakes = np.empty(n, dtype=np.bool_)
-        updates = np.empty(n, dtype=np.bool_)
-        if sop_epoch(X, y, w, M, float(self.a), mistakes, updates) >= 0:
-            raise non_finite_error(X)
-        self.v_, self.inverse_correlation_ = w, M
-        self._split()
-        return mistakes, updates
