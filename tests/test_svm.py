@@ -130,7 +130,16 @@ def test_random_problems_match_svc(seed, n, C, gamma):
     y[:2] = [1.0, -1.0]
     ours = olbook.SVM(kernels.gaussian(gamma), C=C, tol=1e-8).fit(X, y)
     sk = SVC(kernel="rbf", gamma=gamma, C=C, tol=1e-8).fit(X, y)
-    assert_same_decisions(ours, X, sk)
+    a = np.abs(ours.dual_coef_[0])
+    if np.any((a > 1e-9 * C) & (a < C * (1 - 1e-9))):
+        assert_same_decisions(ours, X, sk)
+        return
+    # No free multiplier: the KKT conditions fix b only to an interval, and the two solvers may
+    # take different points of it (libsvm's midpoint of its own bounded set). The sum
+    # sum_i alpha_i y_i k(x_i, x) must still agree.
+    f = ours.decision_function(X) - ours.intercept_
+    g = sk.decision_function(X) - sk.intercept_[0]
+    assert np.max(np.abs(f - g)) <= 1e-4 * max(np.max(np.abs(g)), 1e-12)
 
 
 # --- hard margin: the QP optimum, the margin, KKT -----------------------------------------------
