@@ -18,6 +18,7 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
+from ._linalg import rank_one_update, solve_with_factor
 from ._rowops import row_score
 from ._validation import check_open_unit, check_positive_float, check_positive_int, non_finite_error
 
@@ -26,11 +27,15 @@ __all__ = ["SecondOrderPerceptron", "IELLIP", "sop_epoch", "iellip_epoch"]
 
 @numba.njit(cache=True)
 def sop_epoch(X, y, w, M, a, mistakes, updates):
-    """One pass of the second-order perceptron; ``w`` (sum of y x over mistakes) and ``M`` updated in place.
+    r"""One pass of the second-order perceptron; ``w`` and ``M`` change in place.
 
-    ``M`` is the inverse of :math:`A = aI + \\sum_{\\text{mistakes}} \\mathbf x\\mathbf x^\\top`.
-    The prediction uses :math:`(A + \\mathbf x\\mathbf x^\\top)^{-1}`, i.e.
-    ``M - M x x' M / (1 + x' M x)`` (Sherman-Morrison); only a mistake makes it permanent.
+    ``w`` is the sum of :math:`y\mathbf x` over the mistakes.
+
+    ``M`` is the inverse of
+    :math:`A = aI + \sum_{\text{mistakes}} \mathbf x\mathbf x^\top`.
+    The prediction uses :math:`(A + \mathbf x\mathbf x^\top)^{-1}`, i.e.
+    ``M - M x x' M / (1 + x' M x)`` (Sherman-Morrison); only a mistake makes it
+    permanent.
     """
     n, d = X.shape
     Mx = np.empty(d)
@@ -106,7 +111,9 @@ class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
 
 @numba.njit(cache=True)
 def iellip_epoch(X, y, w, L, c0, b, mistakes, updates):
-    """One pass of IELLIP; ``w`` and ``L`` (Cholesky factor of the inverse of A) change in place.
+    """One pass of IELLIP; ``w`` and ``L`` change in place.
+
+    ``L`` is the Cholesky factor of the inverse of ``A``.
 
     On a mistake (``y w.x <= 0``) with ``v = x' A x > 0``: ``g = y x / sqrt(v)``,
     ``w += (1 - y w.x) / sqrt(v) * A g`` and ``A <- (A - c A g g' A) / (1 - c)``, i.e.
@@ -125,19 +132,7 @@ def iellip_epoch(X, y, w, L, c0, b, mistakes, updates):
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         updates[i] = False
         if y[i] * f <= 0.0:
-            for j in range(d):  # L z = x
-                acc = X[i, j]
-                for k in range(j):
-                    acc -= L[j, k] * z[k]
-                z[j] = acc / L[j, j]
-            for j in range(d - 1, -1, -1):  # L' (A x) = z
-                acc = z[j]
-                for k in range(j + 1, d):
-                    acc -= L[k, j] * Ax[k]
-                Ax[j] = acc / L[j, j]
-            v = 0.0
-            for j in range(d):
-                v += z[j] * z[j]
+            v = solve_with_factor(L, X[i], z, Ax)
             if v > 0.0:
                 step = (1.0 - y[i] * f) / v
                 for j in range(d):
@@ -147,14 +142,7 @@ def iellip_epoch(X, y, w, L, c0, b, mistakes, updates):
                     g[j] = math.sqrt(c) * y[i] * X[i, j] / math.sqrt(v)
                     for k in range(j + 1):
                         L[j, k] *= s
-                for k in range(d):  # (1 - c) A^{-1} + c g g' by Givens rotations
-                    r = math.hypot(L[k, k], g[k])
-                    cs = r / L[k, k]
-                    sn = g[k] / L[k, k]
-                    L[k, k] = r
-                    for j in range(k + 1, d):
-                        L[j, k] = (L[j, k] + sn * g[j]) / cs
-                        g[j] = cs * g[j] - sn * L[j, k]
+                rank_one_update(L, g)  # (1 - c) A^{-1} + c g g'
                 updates[i] = True
         c *= b
     return c, -1

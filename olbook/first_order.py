@@ -67,7 +67,7 @@ def romma_epoch(X, y, w, aggressive, mistakes, updates):
                     w[j] = y[i] * X[i, j]
                 updates[i] = True
             continue
-        if y[i] * f >= xx * ww:  # y x/|x|^2 already has v.w >= |w|^2: only the margin binds
+        if y[i] * f >= xx * ww:  # y x/|x|^2 has v.w >= |w|^2: only the margin binds
             for j in range(d):
                 w[j] = y[i] * X[i, j] / xx
             updates[i] = True
@@ -85,7 +85,9 @@ def romma_epoch(X, y, w, aggressive, mistakes, updates):
 
 @numba.njit(cache=True)
 def alma_epoch(X, y, w, k0, alpha, B, C, mistakes, updates):
-    """One pass of ALMA_2 over ``(X, y)``; ``w`` is updated in place; returns ``(k, bad_row)``.
+    """One pass of ALMA_2 over ``(X, y)``; ``w`` changes in place.
+
+    Returns ``(k, bad_row)``.
 
     Every example is scaled to unit norm. With ``k`` the number of updates so
     far plus one, the margin asked for is ``gamma_k = B / sqrt(k)``; the learner
@@ -120,7 +122,9 @@ def alma_epoch(X, y, w, k0, alpha, B, C, mistakes, updates):
 
 @numba.njit(cache=True)
 def ogd_epoch(X, y, w, t0, eta, decay, logistic, mistakes, updates):
-    """One pass of OGD on the hinge (``logistic=False``) or logistic loss; returns ``(t, bad_row)``.
+    """One pass of OGD on the hinge (``logistic=False``) or logistic loss.
+
+    Returns ``(t, bad_row)``.
 
     Round ``t`` (1-based, counted over all passes) steps by ``eta_t = eta`` or,
     with ``decay``, ``eta / sqrt(t)``, along the negative (sub)gradient:

@@ -36,7 +36,7 @@ __all__ = ["MulticlassPerceptron", "MulticlassPA", "multiclass_epoch"]
 
 @numba.njit(cache=True)
 def multiclass_epoch(X, y, W, variant, C, mistakes, updates, scores):
-    """One pass over ``(X, y)``; ``y`` holds class indices; ``W`` (k x d) is updated in place.
+    """One pass over ``(X, y)``; ``y`` holds class indices; ``W`` (k x d) changes.
 
     ``variant`` is -1 for the perceptron, else 0, 1, 2 for PA, PA-I, PA-II.
     Returns -1, or the index of the first row holding a NaN or inf.

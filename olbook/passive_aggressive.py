@@ -40,7 +40,7 @@ _VARIANTS = ("PA", "PA-I", "PA-II")
 
 @numba.njit(cache=True)
 def pa_step_size(loss, sqnorm, variant, C):
-    """The step :math:`\\tau` of PA (variant 0), PA-I (1) or PA-II (2), for ``loss > 0``."""
+    r"""The step :math:`\tau` of PA (variant 0), PA-I (1) or PA-II (2), ``loss > 0``."""
     if variant == 0:
         return loss / sqnorm
     if variant == 1:
@@ -50,7 +50,7 @@ def pa_step_size(loss, sqnorm, variant, C):
 
 @numba.njit(cache=True)
 def pa_epoch(X, y, w, b, fit_intercept, variant, C, mistakes, updates):
-    """One pass of PA / PA-I / PA-II over ``(X, y)`` in order; ``w`` is updated in place.
+    """One pass of PA / PA-I / PA-II over ``(X, y)`` in order; ``w`` changes in place.
 
     Round ``i``: score ``f = w . x_i (+ b)``; predict +1 if ``f > 0`` else -1;
     the hinge loss ``max(0, 1 - y_i f)``; if it is positive (and the example is

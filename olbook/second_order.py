@@ -49,6 +49,7 @@ import numpy as np
 from scipy.stats import norm
 
 from ._base import LinearPredictorMixin, OnlineLearner
+from ._linalg import rank_one_update, solve_with_factor
 from ._rowops import row_score
 from ._validation import (
     check_bool,
@@ -85,15 +86,19 @@ _MAX_PRECISION_STEP = 1e250
 
 @numba.njit(cache=True)
 def _sqrt_u(alpha, v, phi):
-    """:math:`\\sqrt u = \\tfrac12(-\\alpha v\\phi + \\sqrt{\\alpha^2v^2\\phi^2 + 4v})`, written
-    :math:`2v/(\\alpha v\\phi + \\sqrt{\\alpha^2v^2\\phi^2 + 4v})` so that nothing cancels."""
+    r""":math:`\sqrt u = \tfrac12(-\alpha v\phi + \sqrt{\alpha^2v^2\phi^2 + 4v})`.
+
+    Written :math:`2v/(\alpha v\phi + \sqrt{\alpha^2v^2\phi^2 + 4v})`, so that
+    nothing cancels.
+    """
     t = alpha * v * phi
     return 2.0 * v / (t + math.sqrt(t * t + 4.0 * v))
 
 
 @numba.njit(cache=True)
 def coefficients(rule, m, v, a, b):
-    """``(alpha, beta)`` of one update from the margin ``m = y mu.x`` and the variance ``v = x' Sigma x``.
+    """``(alpha, beta)`` of one update, from the margin ``m = y mu.x``, the variance
+    ``v = x' Sigma x`` and the parameters ``a``, ``b``.
 
     ``rule``: 0 AROW (``a = r``), 1 NAROW (``a = b``), 2 NHerd (``a = C``),
     3 CW (``a = phi``), 4 SCW-I (``a = phi``, ``b = C``), 5 SCW-II (``a = phi``,
@@ -120,13 +125,16 @@ def coefficients(rule, m, v, a, b):
     psi = 1.0 + phi * phi / 2.0
     zeta = 1.0 + phi * phi
     if rule <= 4:
-        alpha = max(0.0, (-m * psi + math.sqrt(m * m * phi**4 / 4.0 + v * phi * phi * zeta)) / (v * zeta))
+        root = math.sqrt(m * m * phi**4 / 4.0 + v * phi * phi * zeta)
+        alpha = max(0.0, (-m * psi + root) / (v * zeta))
         if rule == 4:
             alpha = min(alpha, b)
     else:
         n = v + 1.0 / (2.0 * b)
-        gam = phi * math.sqrt(phi * phi * m * m * v * v + 4.0 * n * v * (n + v * phi * phi))
-        alpha = max(0.0, (-(2.0 * m * n + phi * phi * m * v) + gam) / (2.0 * (n * n + n * v * phi * phi)))
+        gam = phi * math.sqrt(phi * phi * m * m * v * v
+                              + 4.0 * n * v * (n + v * phi * phi))
+        top = -(2.0 * m * n + phi * phi * m * v) + gam
+        alpha = max(0.0, top / (2.0 * (n * n + n * v * phi * phi)))
     if alpha == 0.0:
         return 0.0, 0.0
     beta = alpha * phi / (_sqrt_u(alpha, v, phi) + v * alpha * phi)
@@ -135,13 +143,13 @@ def coefficients(rule, m, v, a, b):
 
 @numba.njit(cache=True)
 def precision_increment(rule, m, v, a, b, alpha, beta):
-    """The ``c`` with :math:`\\Sigma'^{-1} = \\Sigma^{-1} + c\\,\\mathbf x\\mathbf x^\\top`.
+    r"""The ``c`` with :math:`\Sigma'^{-1} = \Sigma^{-1} + c\,\mathbf x\mathbf x^\top`.
 
-    By Sherman-Morrison, :math:`\\Sigma - \\beta\\Sigma\\mathbf x\\mathbf x^\\top\\Sigma` has
-    inverse :math:`\\Sigma^{-1} + c\\,\\mathbf x\\mathbf x^\\top` with
-    :math:`c = \\beta/(1 - \\beta v) > 0`. It is computed in a form that does not
+    By Sherman-Morrison, :math:`\Sigma - \beta\Sigma\mathbf x\mathbf x^\top\Sigma` has
+    inverse :math:`\Sigma^{-1} + c\,\mathbf x\mathbf x^\top` with
+    :math:`c = \beta/(1 - \beta v) > 0`. It is computed in a form that does not
     cancel: :math:`1/r` (AROW), :math:`(bv - 1)/v` (NAROW),
-    :math:`C^2(v + 2/C)` (NormalHerd), :math:`\\alpha\\phi/\\sqrt u` (CW and SCW).
+    :math:`C^2(v + 2/C)` (NormalHerd), :math:`\alpha\phi/\sqrt u` (CW and SCW).
     """
     if beta == 0.0:
         return 0.0
@@ -156,13 +164,15 @@ def precision_increment(rule, m, v, a, b, alpha, beta):
 
 @numba.njit(cache=True)
 def gaussian_epoch(X, y, mu, L, rule, a, b, mistakes, updates):
-    """One pass of a Gaussian learner over ``(X, y)``; ``mu`` and ``L`` are updated in place.
+    r"""One pass of a Gaussian learner over ``(X, y)``; ``mu``, ``L`` change in place.
 
-    ``L`` is the lower Cholesky factor of the precision :math:`\\Sigma^{-1} = LL^\\top`.
-    Per round, two triangular solves give :math:`\\mathbf z = L^{-1}\\mathbf x` and
-    :math:`\\Sigma\\mathbf x = L^{-\\top}\\mathbf z`, so :math:`v = \\|\\mathbf z\\|^2 \\ge 0`;
-    the update :math:`\\Sigma \\leftarrow \\Sigma - \\beta\\Sigma\\mathbf x\\mathbf x^\\top\\Sigma`
-    is the rank-one *update* :math:`LL^\\top \\leftarrow LL^\\top + c\\,\\mathbf x\\mathbf x^\\top`
+    ``L`` is the lower Cholesky factor of the precision :math:`\Sigma^{-1} = LL^\top`.
+    Per round, two triangular solves give :math:`\mathbf z = L^{-1}\mathbf x` and
+    :math:`\Sigma\mathbf x = L^{-\top}\mathbf z`, so :math:`v = \|\mathbf z\|^2 \ge 0`;
+    the update
+    :math:`\Sigma \leftarrow \Sigma - \beta\Sigma\mathbf x\mathbf x^\top\Sigma`
+    is the rank-one *update*
+    :math:`LL^\top \leftarrow LL^\top + c\,\mathbf x\mathbf x^\top`
     (:func:`precision_increment`), done by plane rotations in :math:`O(d^2)`: the
     covariance stays symmetric positive definite by construction. Returns -1, or the
     index of the first row holding a NaN or inf (read before any use of it).
@@ -176,19 +186,7 @@ def gaussian_epoch(X, y, mu, L, rule, a, b, mistakes, updates):
         if nonfinite != 0.0:
             return i
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        for j in range(d):  # L z = x
-            acc = X[i, j]
-            for k in range(j):
-                acc -= L[j, k] * z[k]
-            z[j] = acc / L[j, j]
-        for j in range(d - 1, -1, -1):  # L' (Sigma x) = z
-            acc = z[j]
-            for k in range(j + 1, d):
-                acc -= L[k, j] * Sx[k]
-            Sx[j] = acc / L[j, j]
-        v = 0.0
-        for j in range(d):
-            v += z[j] * z[j]
+        v = solve_with_factor(L, X[i], z, Sx)
         alpha, beta = coefficients(rule, y[i] * f, v, a, b)
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
@@ -196,29 +194,24 @@ def gaussian_epoch(X, y, mu, L, rule, a, b, mistakes, updates):
                 mu[j] += alpha * y[i] * Sx[j]
             c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
             xx, _ = row_score(X[i], X, i)
-            if not c * xx <= _MAX_PRECISION_STEP:  # CW on noisy data: see the class docstring
+            if not c * xx <= _MAX_PRECISION_STEP:  # CW on noisy data: see the class
                 continue
             for j in range(d):
                 w[j] = math.sqrt(c) * X[i, j]
-            for k in range(d):  # LL' + w w' by Givens rotations
-                r = math.hypot(L[k, k], w[k])
-                cs = r / L[k, k]
-                sn = w[k] / L[k, k]
-                L[k, k] = r
-                for j in range(k + 1, d):
-                    L[j, k] = (L[j, k] + sn * w[j]) / cs
-                    w[j] = cs * w[j] - sn * L[j, k]
+            rank_one_update(L, w)
     return -1
 
 
 @numba.njit(cache=True)
 def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
-    """:func:`gaussian_epoch` with a diagonal Cholesky factor ``q`` of the precision: O(d) per round.
+    r""":func:`gaussian_epoch` with a diagonal Cholesky factor ``q`` of the precision.
 
-    The covariance is :math:`\\operatorname{diag}(1/q_j^2)`; the precision update keeps
-    the diagonal of :math:`c\\,\\mathbf x\\mathbf x^\\top`,
-    :math:`q_j^2 \\mathrel{+}= c x_j^2`, so every :math:`q_j` only grows. The arithmetic is
-    that of :func:`gaussian_epoch` on a diagonal factor: on examples with one nonzero
+    One round costs O(d).
+
+    The covariance is :math:`\operatorname{diag}(1/q_j^2)`; the precision update keeps
+    the diagonal of :math:`c\,\mathbf x\mathbf x^\top`,
+    :math:`q_j^2 \mathrel{+}= c x_j^2`, so every :math:`q_j` only grows. The arithmetic
+    is that of :func:`gaussian_epoch` on a diagonal factor: on examples with one nonzero
     coordinate the two give the same bits.
     """
     n, d = X.shape
@@ -246,7 +239,7 @@ def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
 
 @numba.njit(cache=True)
 def covariance_from_cholesky(L):
-    """:math:`\\Sigma = (LL^\\top)^{-1} = M^\\top M` with :math:`M = L^{-1}`, in a fixed order.
+    r""":math:`\Sigma = (LL^\top)^{-1} = M^\top M`, :math:`M = L^{-1}`, fixed order.
 
     Exactly symmetric (each entry is the same sum of the same products).
     """
