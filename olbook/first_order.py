@@ -41,8 +41,9 @@ def romma_epoch(X, y, w, aggressive, mistakes, updates):
     of the half-spaces ``{v : v.w >= ||w||^2}`` and ``{v : y v.x >= 1}``:
     ``v = c w + d x`` with ``c = (|x|^2 |w|^2 - y w.x) / D``,
     ``d = |w|^2 (y - w.x) / D``, ``D = |x|^2 |w|^2 - (w.x)^2``. From ``w = 0`` the
-    first update is ``w = y x``. When ``D = 0`` (``x`` parallel to ``w``) no update
-    is made. Aggressive ROMMA can update with ``0 < y w.x < 1``; then, if
+    first update is ``w = y x / |x|^2`` (the shortest vector with ``y v.x >= 1``).
+    When ``D = 0`` (``x`` parallel to ``w``) no update is made. Aggressive ROMMA
+    can update with ``0 < y w.x < 1``; then, if
     ``y w.x >= |x|^2 |w|^2``, the shortest vector is ``y x / |x|^2`` (only the margin
     constraint binds), where the two-constraint formula above, which LIBOL's
     ``aROMMA.m`` uses in every case, gives a longer vector (the tests solve the
@@ -64,7 +65,7 @@ def romma_epoch(X, y, w, aggressive, mistakes, updates):
         if ww == 0.0:
             if xx > 0.0:
                 for j in range(d):
-                    w[j] = y[i] * X[i, j]
+                    w[j] = y[i] * X[i, j] / xx
                 updates[i] = True
             continue
         if y[i] * f >= xx * ww:  # y x/|x|^2 has v.w >= |w|^2: only the margin binds

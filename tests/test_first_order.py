@@ -35,9 +35,16 @@ def test_romma_update_is_the_shortest_feasible_vector(seed):
     assert np.allclose(clf.coef_, want, atol=1e-6), (clf.coef_, want)
 
 
+def test_romma_first_update_is_the_shortest_vector():
+    # From w = 0 the only constraint is y v.x >= 1: v = y x/|x|^2 (LIBOL's ROMMA.m takes y x).
+    x = np.array([[3.0, -4.0]])
+    clf = ROMMA().partial_fit(x, [-1])
+    assert np.allclose(clf.coef_, -x[0] / 25.0, rtol=1e-15)
+
+
 def test_romma_mistake_bound_on_separable_data():
     for seed in range(5):
-        X, y, u = olbook.data.make_separable(400, 5, margin=0.1, radius=1.0, random_state=seed)
+        X, y, u = olbook.data.make_separable(400, 5, margin=1.0, radius=10.0, random_state=seed)
         clf = ROMMA().fit(X, y)
         assert clf.mistakes_ <= (olbook.radius(X) / olbook.margin(X, y, u)) ** 2
 
