@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 
 import numba
+import numpy as np
 
-__all__ = ["solve_with_factor", "rank_one_update"]
+__all__ = ["solve_with_factor", "rank_one_update", "covariance_from_cholesky"]
 
 
 @numba.njit(cache=True)
@@ -55,3 +56,28 @@ def rank_one_update(L, w):  # pragma: no cover - compiled
         for j in range(k + 1, d):
             L[j, k] = (L[j, k] + sn * w[j]) / cs
             w[j] = cs * w[j] - sn * L[j, k]
+
+
+@numba.njit(cache=True)
+def covariance_from_cholesky(L):  # pragma: no cover - compiled
+    r""":math:`\Sigma = (LL^\top)^{-1} = M^\top M`, :math:`M = L^{-1}`, fixed order.
+
+    Exactly symmetric (each entry is the same sum of the same products).
+    """
+    d = L.shape[0]
+    M = np.zeros((d, d))
+    for col in range(d):  # L M[:, col] = e_col
+        for j in range(col, d):
+            acc = 1.0 if j == col else 0.0
+            for k in range(col, j):
+                acc -= L[j, k] * M[k, col]
+            M[j, col] = acc / L[j, j]
+    S = np.empty((d, d))
+    for j in range(d):
+        for k in range(j, d):
+            acc = 0.0
+            for t in range(k, d):
+                acc += M[t, j] * M[t, k]
+            S[j, k] = acc
+            S[k, j] = acc
+    return S

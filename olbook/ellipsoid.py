@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._linalg import rank_one_update, solve_with_factor
+from ._linalg import covariance_from_cholesky, rank_one_update, solve_with_factor
 from ._rowops import row_score
 from ._validation import check_open_unit, check_positive_float, check_positive_int, non_finite_error
 
@@ -174,6 +174,8 @@ class IELLIP(LinearPredictorMixin, OnlineLearner):
     ----------
     c_ : float
         The current ``c``.
+    covariance_ : ndarray of shape (d, d)
+        The matrix :math:`A` of the ellipsoid.
     """
 
     def __init__(self, a: float = 1.0, b: float = 0.3, c: float = 0.1, max_iter: int = 1):
@@ -191,6 +193,11 @@ class IELLIP(LinearPredictorMixin, OnlineLearner):
         self.intercept_ = 0.0
         self._L = np.eye(n_features) / math.sqrt(float(self.a))
         self.c_ = float(self.c)
+
+    @property
+    def covariance_(self) -> np.ndarray:
+        """The ellipsoid's matrix :math:`A`, shape (d, d), from the factor of its inverse."""
+        return covariance_from_cholesky(self._L)
 
     def _epoch(self, X, y):
         n = X.shape[0]

@@ -49,7 +49,7 @@ import numpy as np
 from scipy.stats import norm
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._linalg import rank_one_update, solve_with_factor
+from ._linalg import covariance_from_cholesky, rank_one_update, solve_with_factor
 from ._rowops import row_score
 from ._validation import (
     check_bool,
@@ -237,31 +237,6 @@ def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
     return -1
 
 
-@numba.njit(cache=True)
-def covariance_from_cholesky(L):
-    r""":math:`\Sigma = (LL^\top)^{-1} = M^\top M`, :math:`M = L^{-1}`, fixed order.
-
-    Exactly symmetric (each entry is the same sum of the same products).
-    """
-    d = L.shape[0]
-    M = np.zeros((d, d))
-    for col in range(d):  # L M[:, col] = e_col
-        for j in range(col, d):
-            acc = 1.0 if j == col else 0.0
-            for k in range(col, j):
-                acc -= L[j, k] * M[k, col]
-            M[j, col] = acc / L[j, j]
-    S = np.empty((d, d))
-    for j in range(d):
-        for k in range(j, d):
-            acc = 0.0
-            for t in range(k, d):
-                acc += M[t, j] * M[t, k]
-            S[j, k] = acc
-            S[k, j] = acc
-    return S
-
-
 class _Gaussian(LinearPredictorMixin, OnlineLearner):
     """Shared state and loop: mean ``coef_``, covariance ``covariance_`` (starts at ``a I``)."""
 
@@ -410,7 +385,7 @@ class ConfidenceWeighted(_Gaussian):
 
     On data it cannot separate, CW's variance collapses: a mistake on an example
     of small variance :math:`v` multiplies the precision along it by about
-    :math:`m^2/(\\phi^2 v)`, so the precision grows doubly exponentially (the soft
+    :math:`\\phi^2 m^2/v`, so the precision grows doubly exponentially (the soft
     versions, :class:`SCW`, were made for this). olbook leaves the covariance as it
     is when one precision step :math:`c\\|\\mathbf x\\|^2` would exceed ``1e250``,
     so the numbers stay finite; the mean keeps its updates.

@@ -31,8 +31,8 @@ def test_matches_the_matrix_form(a, b, c):
     clf = IELLIP(a=a, b=b, c=c).fit(X, y)
     w, A = _reference(X, y, a, b, c)
     assert np.allclose(clf.coef_, w, rtol=1e-9, atol=1e-12)
-    L = clf._L
-    assert np.allclose(np.linalg.inv(L @ L.T), A, rtol=1e-8, atol=1e-12)
+    assert np.allclose(clf.covariance_, A, rtol=1e-8, atol=1e-12)
+    assert np.array_equal(clf.covariance_, clf.covariance_.T)
     assert clf.c_ == pytest.approx(c * b**150, rel=1e-12, abs=1e-300)
 
 
