@@ -254,7 +254,9 @@ class OGDClassifier(_Linear):
 
     :math:`\mathbf w_{t+1} = \mathbf w_t - \eta_t \nabla\ell(\mathbf w_t; \mathbf x_t, y_t)`
     with :math:`\eta_t = \eta_0` or :math:`\eta_0/\sqrt t`. The hinge loss updates
-    when :math:`y\,\mathbf w^\top\mathbf x < 1`; the logistic loss at every round.
+    when :math:`y\,\mathbf w^\top\mathbf x < 1`; the logistic loss at every round in
+    exact arithmetic, but in float64 its step :math:`1/(1 + e^{m})` is 0 once the
+    margin :math:`m` exceeds about 709.78 (then the round is no update).
 
     Parameters
     ----------
