@@ -18,7 +18,9 @@ Public names (see each docstring for the paper and the book section):
 * max margin and kernels (chapter 2): :class:`SVM`, the module :mod:`olbook.kernels`;
 * experts and online convex optimization (chapter 5): :class:`Halving`,
   :class:`WeightedMajority`, :class:`Hedge`, :func:`regret`, :class:`OGD`;
-* shattering and VC dimension (chapter 4): the module :mod:`olbook.vc`.
+* shattering and VC dimension (chapter 4): the module :mod:`olbook.vc`;
+* kernel online learning (chapter 7): :class:`NORMA`, :class:`KernelPerceptron`
+  (module :mod:`olbook.kernel_online`).
 * boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`;
 * online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
   :class:`ROMMA`, :class:`ALMA`, :class:`OGDClassifier`,
@@ -26,7 +28,7 @@ Public names (see each docstring for the paper and the book section):
   :class:`SecondOrderPerceptron`, :class:`IELLIP`, :class:`MulticlassPerceptron`, :class:`MulticlassPA`.
 """
 
-from . import data, kernels, plotting, vc
+from . import data, kernel_online, kernels, plotting, vc
 from ._base import Trace
 from ._rowops import row_dots, row_score, row_sqnorms, rowwise_dots
 from ._validation import ConvergenceWarning
@@ -35,6 +37,7 @@ from .display import fmt, show_source
 from .ellipsoid import IELLIP
 from .experts import ExpertTrace, Halving, Hedge, WeightedMajority, regret
 from .first_order import ALMA, ROMMA, OGDClassifier
+from .kernel_online import NORMA, KernelPerceptron
 from .margins import (
     MistakeBound,
     find_separator,
@@ -75,9 +78,11 @@ __all__ = [
     "Halving",
     "Hedge",
     "IELLIP",
+    "KernelPerceptron",
     "MistakeBound",
     "NormalizedPerceptron",
     "MulticlassPA",
+    "NORMA",
     "MulticlassPerceptron",
     "OCOTrace",
     "OGD",
@@ -98,6 +103,7 @@ __all__ = [
     "hinge_mistake_bound",
     "is_linearly_separable",
     "separability_certificate",
+    "kernel_online",
     "kernels",
     "margin",
     "novikoff_bound",

@@ -39,7 +39,17 @@ import numpy as np
 
 from ._validation import all_finite, check_nonnegative_float, check_positive_float, check_positive_int, check_X
 
-__all__ = ["Kernel", "linear", "polynomial", "gaussian", "laplacian", "gram", "is_psd", "default_psd_tol"]
+__all__ = [
+    "Kernel",
+    "linear",
+    "polynomial",
+    "gaussian",
+    "laplacian",
+    "gram",
+    "is_psd",
+    "default_psd_tol",
+    "kernel_value",
+]
 
 
 # --- compiled pairwise loops (fixed order of additions) -----------------------------------
@@ -85,6 +95,28 @@ def _pairwise_exp(X, Y, symmetric, gamma, root):  # pragma: no cover - compiled
     return out
 
 
+@numba.njit(cache=True)
+def kernel_value(code, p1, p2, X, i, Y, j):  # pragma: no cover - compiled
+    """One kernel value :math:`k(X_i, Y_j)`, with the arithmetic of the Gram blocks above.
+
+    ``(code, p1, p2)`` is a kernel's :meth:`Kernel.spec`: 0 linear, 1 polynomial
+    (degree, coef0), 2 Gaussian (gamma), 3 Laplacian (gamma). The online kernel
+    learners of chapter 7 call it once per stored term and round.
+    """
+    d = X.shape[1]
+    s = 0.0
+    if code <= 1:
+        for k in range(d):
+            s += X[i, k] * Y[j, k]
+        if code == 0:
+            return s
+        return (s + p2) ** p1
+    for k in range(d):
+        t = X[i, k] - Y[j, k]
+        s += t * t
+    return np.exp(-p1 * (np.sqrt(s) if code == 3 else s))
+
+
 def _check_pair(X, Y) -> tuple[np.ndarray, np.ndarray, bool]:
     """Check ``X`` (and ``Y``); ``symmetric`` is True when ``Y`` is None or the same object."""
     Xa = check_X(X)
@@ -127,6 +159,10 @@ class Kernel:
     def _params(self) -> dict:
         return {}
 
+    def spec(self) -> tuple[int, float, float]:
+        """``(code, p1, p2)`` for :func:`kernel_value` (compiled learners take kernels this way)."""
+        raise ValueError(f"{self!r} has no compiled form; use linear, polynomial, gaussian or laplacian.")
+
     def __repr__(self) -> str:
         params = self._params()
         if not params:
@@ -147,6 +183,9 @@ class _Linear(Kernel):
 
     def _block(self, X, Y, symmetric):
         return _pairwise_dots(X, Y, symmetric)
+
+    def spec(self):
+        return 0, 0.0, 0.0
 
     def __reduce__(self):
         return "linear"  # copies and pickles are the module's one instance
@@ -169,6 +208,9 @@ class _Polynomial(Kernel):
 
     def _block(self, X, Y, symmetric):
         return (_pairwise_dots(X, Y, symmetric) + self.coef0) ** self.degree
+
+    def spec(self):
+        return 1, float(self.degree), float(self.coef0)
 
 
 def polynomial(degree: int = 2, coef0: float = 1.0) -> Kernel:
@@ -216,6 +258,9 @@ class _Gaussian(Kernel):
 
     def _block(self, X, Y, symmetric):
         return _pairwise_exp(X, Y, symmetric, self.gamma, self._root)
+
+    def spec(self):
+        return (3 if self._root else 2), float(self.gamma), 0.0
 
 
 def gaussian(gamma: float = 1.0) -> Kernel:

@@ -1,0 +1,296 @@
+r"""Online learning with kernels: NORMA and the kernel perceptron (book chapter 7).
+
+Kivinen, Smola and Williamson, "Online learning with kernels", IEEE Transactions
+on Signal Processing 52(8), 2004. The hypothesis is an expansion
+:math:`f = \sum_i \alpha_i k(\mathbf x_i, \cdot)` in the reproducing kernel Hilbert
+space of :math:`k`; one step of stochastic gradient descent on the instantaneous
+regularized risk :math:`\ell(y_t, f(\mathbf x_t)) + \tfrac{\lambda}{2}\|f\|^2` is
+
+.. math:: f \leftarrow (1 - \eta_t\lambda) f - \eta_t\,\ell'(y_t, f(\mathbf x_t))\,k(\mathbf x_t, \cdot),
+
+that is: every coefficient shrinks by :math:`1 - \eta_t\lambda`, and the new
+example enters with :math:`\alpha_t = -\eta_t\ell'(y_t, f(\mathbf x_t))` (when that
+is not 0). olbook keeps one running scale :math:`s` with
+:math:`\alpha_i = s\beta_i`, so the shrink costs :math:`O(1)`, not one multiplication
+per stored term; the scale is folded back into the :math:`\beta_i` before it
+underflows. With ``truncation=tau`` only the last :math:`\tau` terms are kept (a
+ring buffer), so a step costs :math:`O(\tau d)` however long the stream.
+
+Losses (``y`` in {-1, +1}): ``"hinge"`` with margin :math:`\rho`,
+:math:`\ell = \max(0, \rho - yf)`, whose subgradient :math:`-y` is taken when
+:math:`yf \le \rho` (as the perceptron counts a tie); with ``nu`` the margin is
+learned as in NORMA\ :sub:`ν`: :math:`\rho \leftarrow \rho - \eta_t(1-\nu)` after a margin
+error, :math:`\rho \leftarrow \rho + \eta_t\nu` otherwise; ``"logistic"``,
+:math:`\ell = \ln(1 + e^{-yf})`; ``"squared"``, :math:`\ell = \tfrac12(y - f)^2`
+(least squares on the labels).
+
+Kernel values come from :func:`olbook.kernels.kernel_value`, the arithmetic of
+:mod:`olbook.kernels`' Gram blocks, and every sum runs over the stored terms from
+the oldest to the newest: the outputs are the same on every CPU.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from . import kernels as _kernels
+from ._base import OnlineLearner
+from ._rowops import row_dots, row_score
+from ._validation import (
+    check_nonnegative_float,
+    check_open_unit,
+    check_positive_float,
+    check_positive_int,
+    check_X,
+    non_finite_error,
+)
+from .kernels import kernel_value
+
+__all__ = ["NORMA", "KernelPerceptron", "norma_epoch", "decaying_eta"]
+
+_LOSSES = ("hinge", "logistic", "squared", "perceptron")
+#: Fold the running scale into the coefficients when it falls below this.
+_MIN_SCALE = 1e-100
+
+
+def decaying_eta(lam: float) -> Callable[[int], float]:
+    """The schedule :math:`\\eta_t = 1/(3\\lambda\\sqrt t)` of the notes on kernel online learning."""
+    lam = check_positive_float(lam, "lam")
+    return lambda t: 1.0 / (3.0 * lam * math.sqrt(t))
+
+
+@numba.njit(cache=True)
+def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, updates):  # noqa: C901
+    """One pass of NORMA; the buffer ``SV``/``beta`` and ``state`` change in place.
+
+    ``state = [count, head, scale, rho]``: ``count`` terms are stored, the oldest
+    at index ``head`` of the ring (capacity ``SV.shape[0]``); :math:`\\alpha_i = s\\beta_i`.
+    ``loss`` is 0 hinge, 1 logistic, 2 squared, 3 perceptron (update when
+    ``y f <= 0``, step 1). ``nu < 0`` keeps the margin ``rho`` fixed.
+    Returns -1, or the index of the first row holding a NaN or inf.
+    """
+    n, d = X.shape
+    cap = SV.shape[0]
+    code, p1, p2 = kspec
+    count, head, scale, rho = int(state[0]), int(state[1]), state[2], state[3]
+    for i in range(n):
+        _, nonfinite = row_score(X[i], X, i)
+        if nonfinite != 0.0:
+            state[0], state[1], state[2], state[3] = count, head, scale, rho
+            return i
+        f = 0.0
+        for r in range(count):  # oldest to newest
+            j = (head + r) % cap
+            f += beta[j] * kernel_value(code, p1, p2, SV, j, X, i)
+        f *= scale
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        eta = etas[i]
+        if loss == 0:
+            g = -y[i] if y[i] * f <= rho else 0.0
+        elif loss == 1:
+            m = y[i] * f
+            g = -y[i] / (1.0 + math.exp(m)) if m < 700.0 else 0.0
+        elif loss == 2:
+            g = f - y[i]
+        else:
+            g = -y[i] if y[i] * f <= 0.0 else 0.0
+        if loss == 0 and nu >= 0.0:
+            rho += eta * (-(1.0 - nu) if g != 0.0 else nu)
+        scale *= 1.0 - eta * lam
+        updates[i] = g != 0.0
+        if updates[i]:
+            slot = (head + count) % cap
+            if count == cap:  # truncation: the newest replaces the oldest
+                slot = head
+                head = (head + 1) % cap
+            else:
+                count += 1
+            for k in range(d):
+                SV[slot, k] = X[i, k]
+            beta[slot] = -eta * g / scale
+        if scale < _MIN_SCALE:
+            for r in range(count):
+                beta[(head + r) % cap] *= scale
+            scale = 1.0
+    state[0], state[1], state[2], state[3] = count, head, scale, rho
+    return -1
+
+
+class NORMA(OnlineLearner):
+    r"""NORMA, online learning with kernels (Kivinen, Smola and Williamson 2004; book chapter 7).
+
+    Parameters
+    ----------
+    kernel : olbook kernel, default=gaussian(1.0)
+        :data:`olbook.kernels.linear`, :func:`~olbook.kernels.polynomial`,
+        :func:`~olbook.kernels.gaussian` or :func:`~olbook.kernels.laplacian`.
+    eta : float > 0 or callable, default=0.1
+        The step :math:`\eta_t`: a constant, or a function of the (1-based) round
+        ``t`` counted over every call (e.g. :func:`decaying_eta`).
+    lam : float >= 0, default=0.01
+        The regularization :math:`\lambda`; every step needs :math:`\eta_t\lambda < 1`.
+    loss : {"hinge", "logistic", "squared"}, default="hinge"
+    rho : float >= 0, default=1.0
+        The margin of the hinge loss (its starting value with ``nu``).
+    nu : float in (0, 1), optional
+        Learn the margin as NORMA\ :sub:`ν` does (hinge loss only).
+    truncation : int >= 1, optional
+        Keep only the last ``truncation`` terms of the expansion.
+    max_iter : int, default=1
+
+    Attributes
+    ----------
+    support_vectors_ : ndarray of shape (m, d)
+        The stored examples, oldest first.
+    alpha_ : ndarray of shape (m,)
+        Their coefficients :math:`\alpha_i` (the running scale applied).
+    rho_ : float
+        The current margin.
+    t_ : int
+        Rounds played.
+    trace_, mistakes_, n_updates_, n_iter_, converged_ : as in :class:`olbook.Perceptron`.
+    """
+
+    _loss_code = None
+
+    def __init__(self, kernel=None, eta=0.1, lam: float = 0.01, loss: str = "hinge", rho: float = 1.0,
+                 nu: float | None = None, truncation: int | None = None, max_iter: int = 1):
+        self.kernel, self.eta, self.lam, self.loss, self.rho = kernel, eta, lam, loss, rho
+        self.nu, self.truncation, self.max_iter = nu, truncation, max_iter
+
+    def _kernel(self):
+        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
+
+    def _validate_params(self) -> None:
+        k = self._kernel()
+        if not isinstance(k, _kernels.Kernel):
+            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
+        k.spec()
+        if self.loss not in _LOSSES[:3]:
+            raise ValueError(f"loss must be one of {_LOSSES[:3]}; got {self.loss!r}.")
+        lam = check_nonnegative_float(self.lam, "lam")
+        check_nonnegative_float(self.rho, "rho")
+        if self.nu is not None:
+            check_open_unit(self.nu, "nu")
+            if self.loss != "hinge":
+                raise ValueError(f"nu (a learned margin) needs loss='hinge'; got loss={self.loss!r}.")
+        if self.truncation is not None:
+            check_positive_int(self.truncation, "truncation")
+        check_positive_int(self.max_iter, "max_iter")
+        if not callable(self.eta):
+            eta = check_positive_float(self.eta, "eta")
+            if eta * lam >= 1.0:
+                raise ValueError(f"eta * lam must be < 1 (the decay factor 1 - eta*lam must be > 0); "
+                                 f"got eta={self.eta!r}, lam={self.lam!r}.")
+
+    def _etas(self, t0: int, n: int) -> np.ndarray:
+        if not callable(self.eta):
+            return np.full(n, float(self.eta))
+        etas = np.array([self.eta(t) for t in range(t0 + 1, t0 + n + 1)], dtype=np.float64)
+        bad = ~np.isfinite(etas) | (etas <= 0) | (etas * float(self.lam) >= 1.0)
+        if np.any(bad):
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"eta({t0 + k + 1}) = {etas[k]!r}: a step must be finite, > 0 and "
+                             f"have eta*lam < 1 (lam={self.lam!r}).")
+        return etas
+
+    def _init_state(self, n_features: int) -> None:
+        self._SV = np.zeros((0, n_features))
+        self._beta = np.zeros(0)
+        self._state = np.array([0.0, 0.0, 1.0, float(self.rho)])
+        self.t_ = 0
+        self._set_attributes()
+
+    def _set_attributes(self) -> None:
+        count, head = int(self._state[0]), int(self._state[1])
+        cap = self._SV.shape[0]
+        order = (head + np.arange(count)) % cap if cap else np.zeros(0, dtype=np.int64)
+        self.support_vectors_ = self._SV[order].copy()
+        self.alpha_ = self._beta[order] * self._state[2]
+        self.rho_ = float(self._state[3])
+
+    def _loss(self) -> int:
+        return _LOSSES.index(self.loss) if self._loss_code is None else self._loss_code
+
+    def _epoch(self, X, y):
+        n, d = X.shape
+        etas = self._etas(self.t_, n)
+        count, head = int(self._state[0]), int(self._state[1])
+        cap_now = self._SV.shape[0]
+        if self.truncation is not None:
+            cap = int(self.truncation)
+        else:
+            cap = count + n
+        order = (head + np.arange(count)) % cap_now if cap_now else np.zeros(0, dtype=np.int64)
+        keep = order[-cap:] if count > cap else order  # a smaller truncation keeps the newest
+        SV = np.zeros((cap, d))
+        beta = np.zeros(cap)
+        SV[:keep.size], beta[:keep.size] = self._SV[keep], self._beta[keep]
+        state = self._state.copy()
+        state[0], state[1] = keep.size, 0
+        mistakes = np.empty(n, dtype=np.bool_)
+        updates = np.empty(n, dtype=np.bool_)
+        nu = -1.0 if self.nu is None else float(self.nu)
+        bad = norma_epoch(X, y, SV, beta, state, etas, self._kernel().spec(), float(self.lam), self._loss(),
+                          nu, mistakes, updates)
+        if bad >= 0:
+            raise non_finite_error(X)
+        self._SV, self._beta, self._state, self.t_ = SV, beta, state, self.t_ + n
+        self._set_attributes()
+        return mistakes, updates
+
+    def decision_function(self, X) -> np.ndarray:
+        """:math:`f(\\mathbf x) = \\sum_i \\alpha_i k(\\mathbf x_i, \\mathbf x)`, summed oldest first."""
+        self._check_fitted()
+        Xa = check_X(X, n_features=self.n_features_in_)
+        if self.alpha_.size == 0:
+            return np.zeros(Xa.shape[0])
+        K = _kernels.gram(self._kernel(), Xa, self.support_vectors_)
+        return row_dots(K, self._beta_ordered) * self._state[2]  # the loop's order and scale
+
+    @property
+    def _beta_ordered(self) -> np.ndarray:
+        count, head = int(self._state[0]), int(self._state[1])
+        cap = self._SV.shape[0]
+        return self._beta[(head + np.arange(count)) % cap] if cap else np.zeros(0)
+
+    def _check_fitted(self) -> None:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "alpha_")
+
+    def rkhs_norm(self) -> float:
+        """:math:`\\|f\\| = \\sqrt{\\boldsymbol\\alpha^\\top K\\boldsymbol\\alpha}` of the current hypothesis."""
+        self._check_fitted()
+        if self.alpha_.size == 0:
+            return 0.0
+        K = _kernels.gram(self._kernel(), self.support_vectors_)
+        a = np.ascontiguousarray(self.alpha_)
+        return math.sqrt(max(0.0, float(row_dots(a[None, :], row_dots(K, a))[0])))
+
+
+class KernelPerceptron(NORMA):
+    r"""The kernel perceptron: the perceptron in the feature space of a kernel (book chapter 7).
+
+    :math:`f = \sum_i y_i k(\mathbf x_i, \cdot)` over the rounds with
+    :math:`y_i f(\mathbf x_i) \le 0` (a tie counts, as in chapter 1). It is NORMA
+    with :math:`\lambda = 0`, :math:`\eta = 1` and the perceptron's update rule;
+    with the linear kernel it makes the updates of :class:`olbook.Perceptron`.
+
+    Parameters
+    ----------
+    kernel : olbook kernel, default=gaussian(1.0)
+    max_iter : int, default=1
+    """
+
+    _loss_code = 3
+
+    # NORMA's other hyper-parameters, fixed (class attributes, not parameters)
+    eta, lam, loss, rho, nu, truncation = 1.0, 0.0, "hinge", 0.0, None, None
+
+    def __init__(self, kernel=None, max_iter: int = 1):
+        self.kernel, self.max_iter = kernel, max_iter

@@ -1,0 +1,132 @@
+"""NORMA and the kernel perceptron against direct implementations of their definitions."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import olbook
+from olbook import kernels
+from olbook.kernel_online import NORMA, KernelPerceptron, decaying_eta
+
+
+def direct_norma(X, y, k, eta, lam, loss, rho=1.0, nu=None, tau=None):
+    """The recursion as written: every coefficient multiplied by (1 - eta lam) every round, O(t^2)."""
+    S, A = [], []  # stored examples and coefficients, oldest first
+    for t, (x, c) in enumerate(zip(X, y, strict=True)):
+        e = eta(t + 1) if callable(eta) else eta
+        f = sum(a * k(s[None, :], x[None, :])[0, 0] for s, a in zip(S, A, strict=True))
+        if loss == "hinge":
+            g = -c if c * f <= rho else 0.0
+        elif loss == "logistic":
+            g = -c / (1 + math.exp(c * f))
+        else:
+            g = f - c
+        if nu is not None:
+            rho += e * (-(1 - nu) if g != 0 else nu)
+        A = [(1 - e * lam) * a for a in A]
+        if g != 0:
+            S.append(x)
+            A.append(-e * g)
+            if tau is not None and len(A) > tau:
+                S, A = S[1:], A[1:]
+    return np.array(S).reshape(-1, X.shape[1]), np.array(A), rho
+
+
+def _data(seed, n=120, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize(("loss", "nu", "tau"), [("hinge", None, None), ("hinge", None, 15), ("hinge", 0.3, 20),
+                                                 ("logistic", None, None), ("squared", None, 10)])
+@pytest.mark.parametrize("k", [kernels.gaussian(0.5), kernels.polynomial(2, 1.0), kernels.laplacian(1.0)])
+def test_coefficients_equal_the_recursion(loss, nu, tau, k):
+    X, y = _data(1)
+    eta, lam = 0.3, 0.2
+    clf = NORMA(kernel=k, eta=eta, lam=lam, loss=loss, nu=nu, truncation=tau).fit(X, y)
+    S, A, rho = direct_norma(X, y, k, eta, lam, loss, nu=nu, tau=tau)
+    assert np.array_equal(clf.support_vectors_, S)
+    assert np.allclose(clf.alpha_, A, rtol=1e-10, atol=1e-14)
+    assert clf.rho_ == pytest.approx(rho, rel=1e-12)
+
+
+def test_the_scale_is_folded_back_before_it_underflows():
+    # eta lam = 0.5: the scale halves every round and would underflow after about 1100 rounds.
+    X, y = _data(2, n=3000)
+    clf = NORMA(kernel=kernels.gaussian(1.0), eta=1.0, lam=0.5, truncation=8).fit(X, y)
+    S, A, _ = direct_norma(X[-200:], y[-200:], kernels.gaussian(1.0), 1.0, 0.5, "hinge", tau=8)
+    assert np.all(np.isfinite(clf.alpha_)) and clf.alpha_.size == 8
+    # the last 8 terms are far too recent to feel the start: compare the final hypothesis
+    f = clf.decision_function(X[:50])
+    g = kernels.gram(kernels.gaussian(1.0), X[:50], S) @ A
+    assert np.allclose(f, g, rtol=1e-9, atol=1e-12)
+
+
+def test_kernel_perceptron_is_norma_at_lambda_zero_and_the_perceptron_for_linear():
+    X, y, _ = olbook.data.make_separable(200, 4, margin=0.05, random_state=3)
+    kp = KernelPerceptron(kernel=kernels.linear, max_iter=30).fit(X, y)
+    p = olbook.Perceptron(max_iter=30).fit(X, y)
+    assert np.array_equal(kp.trace_.updates, p.trace_.updates)
+    X2, y2 = _data(4)
+    g = kernels.gaussian(0.7)
+    a = KernelPerceptron(kernel=g).fit(X2, y2)
+    b = NORMA(kernel=g, eta=1.0, lam=0.0, rho=0.0, loss="hinge").fit(X2, y2)
+    assert np.array_equal(a.trace_.updates, b.trace_.updates) and np.array_equal(a.alpha_, b.alpha_)
+
+
+def test_kernel_perceptron_mistake_bound_in_feature_space():
+    # Labels from a function of known RKHS norm: u = sum_j c_j k(z_j, .), margin on the kept points.
+    rng = np.random.default_rng(5)
+    g = kernels.gaussian(2.0)
+    Z = rng.uniform(-1, 1, (6, 2))
+    c = rng.standard_normal(6)
+    norm_u = math.sqrt(c @ kernels.gram(g, Z) @ c)
+    X = rng.uniform(-1, 1, (4000, 2))
+    s = kernels.gram(g, X, Z) @ c / norm_u
+    keep = np.abs(s) > 0.05
+    X, y = X[keep], np.where(s[keep] > 0, 1.0, -1.0)
+    gamma = float(np.min(np.abs(s[keep])))
+    clf = KernelPerceptron(kernel=g, max_iter=100).fit(X, y)
+    assert clf.converged_ and clf.n_updates_ <= 1.0 / gamma**2  # R = 1 for the Gaussian kernel
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), tau=st.integers(1, 40), eta=st.sampled_from([0.05, 0.2, 0.5]),
+       lam=st.sampled_from([0.1, 0.5, 1.0]))
+def test_truncation_error_never_exceeds_its_bound(seed, tau, eta, lam):
+    X, y = _data(seed, n=80)
+    g = kernels.gaussian(1.0)  # k(x, x) = 1: X = 1; the hinge's |l'| <= C = 1
+    clf = NORMA(kernel=g, eta=eta, lam=lam).fit(X, y)
+    rounds = np.flatnonzero(clf.trace_.updates)  # the round of each stored term
+    t = X.shape[0] - 1
+    old = rounds <= t - tau
+    a = clf.alpha_[old]
+    if a.size == 0:
+        return
+    K = kernels.gram(g, clf.support_vectors_[old])
+    dist = math.sqrt(max(0.0, float(a @ K @ a)))
+    bound = sum(eta * (1 - eta * lam) ** (t - i) for i in range(t - tau + 1))
+    assert dist <= bound * (1 + 1e-9)
+    assert bound <= (1 - eta * lam) ** tau / lam * (1 + 1e-12)  # the geometric tail (strict in exact arithmetic)
+
+
+def test_decaying_schedule_and_bad_input():
+    X, y = _data(6, n=30)
+    clf = NORMA(eta=decaying_eta(0.5), lam=0.5).fit(X, y)
+    assert clf.t_ == 30 and np.all(np.isfinite(clf.alpha_))
+    for bad in [NORMA(eta=2.0, lam=0.5), NORMA(lam=-1.0), NORMA(truncation=0), NORMA(eta=0.0),
+                NORMA(loss="hinge2"), NORMA(nu=0.5, loss="logistic"), NORMA(kernel=lambda a, b: a @ b.T),
+                NORMA(eta=lambda t: 3.0, lam=0.5)]:
+        with pytest.raises(ValueError):
+            bad.fit(X, y)
+    before = clf.alpha_.copy()
+    with pytest.raises(ValueError, match="non-finite"):
+        clf.partial_fit(np.full((2, 3), np.nan), [1, -1])
+    with pytest.raises(ValueError, match="features"):
+        clf.partial_fit(np.ones((2, 4)), [1, -1])
+    assert np.array_equal(clf.alpha_, before) and clf.t_ == 30
