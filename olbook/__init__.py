@@ -19,7 +19,8 @@ Public names (see each docstring for the paper and the book section):
 * experts and online convex optimization (chapter 5): :class:`Halving`,
   :class:`WeightedMajority`, :class:`Hedge`, :func:`regret`, :class:`OGD`;
 * shattering and VC dimension (chapter 4): the module :mod:`olbook.vc`;
-* kernel online learning (chapter 7): :class:`NORMA`, :class:`KernelPerceptron`
+* kernel online learning (chapter 7): :class:`NORMA`, :class:`KernelPerceptron`,
+  :class:`BudgetPerceptron`
   (module :mod:`olbook.kernel_online`).
 * boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`;
 * online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
@@ -37,7 +38,7 @@ from .display import fmt, show_source
 from .ellipsoid import IELLIP
 from .experts import ExpertTrace, Halving, Hedge, WeightedMajority, regret
 from .first_order import ALMA, ROMMA, OGDClassifier
-from .kernel_online import NORMA, KernelPerceptron
+from .kernel_online import NORMA, BudgetPerceptron, KernelPerceptron
 from .margins import (
     MistakeBound,
     find_separator,
@@ -72,6 +73,7 @@ __all__ = [
     "AdaBoost",
     "AveragedPerceptron",
     "Boosting",
+    "BudgetPerceptron",
     "ConvergenceWarning",
     "DecisionStump",
     "ExpertTrace",

@@ -45,12 +45,13 @@ from ._validation import (
     check_open_unit,
     check_positive_float,
     check_positive_int,
+    check_rng,
     check_X,
     non_finite_error,
 )
 from .kernels import kernel_value
 
-__all__ = ["NORMA", "KernelPerceptron", "norma_epoch", "decaying_eta"]
+__all__ = ["NORMA", "KernelPerceptron", "BudgetPerceptron", "norma_epoch", "budget_epoch", "decaying_eta"]
 
 _LOSSES = ("hinge", "logistic", "squared", "perceptron")
 #: Fold the running scale into the coefficients when it falls below this.
@@ -294,3 +295,112 @@ class KernelPerceptron(NORMA):
 
     def __init__(self, kernel=None, max_iter: int = 1):
         self.kernel, self.max_iter = kernel, max_iter
+
+
+@numba.njit(cache=True)
+def budget_epoch(X, y, SV, alpha, state, draws, kspec, mistakes, updates):
+    """One pass of the randomized budget perceptron; ``SV``, ``alpha``, ``state`` change in place.
+
+    ``state = [count]``; the capacity ``SV.shape[0]`` is the budget. On a mistake
+    (``y f <= 0``) with a full budget, the term at slot ``floor(draws[i] * count)``
+    is removed (the last slot moves into it), then ``(x, y)`` is stored with
+    coefficient ``y``. Returns -1, or the index of the first row holding a NaN or inf.
+    """
+    n, d = X.shape
+    B = SV.shape[0]
+    code, p1, p2 = kspec
+    count = int(state[0])
+    for i in range(n):
+        _, nonfinite = row_score(X[i], X, i)
+        if nonfinite != 0.0:
+            state[0] = count
+            return i
+        f = 0.0
+        for j in range(count):
+            f += alpha[j] * kernel_value(code, p1, p2, SV, j, X, i)
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        updates[i] = y[i] * f <= 0.0
+        if updates[i]:
+            if count == B:
+                r = min(int(draws[i] * count), count - 1)
+                for k in range(d):
+                    SV[r, k] = SV[count - 1, k]
+                alpha[r] = alpha[count - 1]
+                count -= 1
+            for k in range(d):
+                SV[count, k] = X[i, k]
+            alpha[count] = y[i]
+            count += 1
+    state[0] = count
+    return -1
+
+
+class BudgetPerceptron(OnlineLearner):
+    r"""The randomized budget perceptron (Cavallanti, Cesa-Bianchi and Gentile, Machine Learning 69, 2007).
+
+    The kernel perceptron with at most ``budget`` stored examples: when a
+    mistake finds the budget full, one stored example chosen uniformly at random
+    is discarded before the new one is added (``policy="random"``, the only one
+    implemented).
+
+    Parameters
+    ----------
+    budget : int >= 1, default=100
+    kernel : olbook kernel, default=gaussian(1.0)
+    policy : {"random"}, default="random"
+    random_state : None, int or numpy Generator
+    max_iter : int, default=1
+
+    Attributes
+    ----------
+    support_vectors_, alpha_ : the stored examples and their coefficients (labels).
+    """
+
+    def __init__(self, budget: int = 100, kernel=None, policy: str = "random", random_state=None,
+                 max_iter: int = 1):
+        self.budget, self.kernel, self.policy = budget, kernel, policy
+        self.random_state, self.max_iter = random_state, max_iter
+
+    def _kernel(self):
+        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
+
+    def _validate_params(self) -> None:
+        check_positive_int(self.budget, "budget")
+        k = self._kernel()
+        if not isinstance(k, _kernels.Kernel):
+            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
+        k.spec()
+        if self.policy != "random":
+            raise ValueError(f"policy must be 'random'; got {self.policy!r}.")
+        check_rng(self.random_state)
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _init_state(self, n_features: int) -> None:
+        B = int(self.budget)
+        self._SV, self._alpha = np.zeros((B, n_features)), np.zeros(B)
+        self._count = 0
+        self._rng = check_rng(self.random_state)
+        self.support_vectors_, self.alpha_ = self._SV[:0].copy(), self._alpha[:0].copy()
+
+    def _epoch(self, X, y):
+        n = X.shape[0]
+        SV, alpha, state = self._SV.copy(), self._alpha.copy(), np.array([float(self._count)])
+        draws = self._rng.random(n)
+        mistakes = np.empty(n, dtype=np.bool_)
+        updates = np.empty(n, dtype=np.bool_)
+        if budget_epoch(X, y, SV, alpha, state, draws, self._kernel().spec(), mistakes, updates) >= 0:
+            raise non_finite_error(X)
+        self._SV, self._alpha, self._count = SV, alpha, int(state[0])
+        self.support_vectors_ = SV[:self._count].copy()
+        self.alpha_ = alpha[:self._count].copy()
+        return mistakes, updates
+
+    def decision_function(self, X) -> np.ndarray:
+        """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)` over the stored examples."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "alpha_")
+        Xa = check_X(X, n_features=self.n_features_in_)
+        if self.alpha_.size == 0:
+            return np.zeros(Xa.shape[0])
+        return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)

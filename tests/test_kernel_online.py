@@ -130,3 +130,22 @@ def test_decaying_schedule_and_bad_input():
     with pytest.raises(ValueError, match="features"):
         clf.partial_fit(np.ones((2, 4)), [1, -1])
     assert np.array_equal(clf.alpha_, before) and clf.t_ == 30
+
+
+def test_budget_perceptron_keeps_its_budget_and_equals_the_kernel_perceptron_below_it():
+    from olbook.kernel_online import BudgetPerceptron
+
+    X, y = _data(7, n=300)
+    g = kernels.gaussian(1.0)
+    big = BudgetPerceptron(budget=1000, kernel=g, random_state=0).fit(X, y)
+    kp = KernelPerceptron(kernel=g).fit(X, y)
+    assert np.array_equal(big.trace_.updates, kp.trace_.updates)  # never full: the same run
+    small = BudgetPerceptron(budget=10, kernel=g, random_state=0).fit(X, y)
+    assert small.alpha_.size == 10 and set(np.abs(small.alpha_)) == {1.0}
+    again = BudgetPerceptron(budget=10, kernel=g, random_state=0).fit(X, y)
+    assert np.array_equal(small.alpha_, again.alpha_)  # seeded: reproducible
+    f = small.decision_function(X[:5])
+    ref = kernels.gram(g, X[:5], small.support_vectors_) @ small.alpha_
+    assert np.allclose(f, ref, rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="budget"):
+        BudgetPerceptron(budget=0).fit(X, y)
