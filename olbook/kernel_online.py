@@ -59,17 +59,18 @@ _MIN_SCALE = 1e-100
 
 
 def decaying_eta(lam: float) -> Callable[[int], float]:
-    """The schedule :math:`\\eta_t = 1/(3\\lambda\\sqrt t)` of the notes on kernel online learning."""
+    """The schedule :math:`\\eta_t = 1/(3\\lambda\\sqrt t)` (notes on kernel online learning)."""
     lam = check_positive_float(lam, "lam")
     return lambda t: 1.0 / (3.0 * lam * math.sqrt(t))
 
 
 @numba.njit(cache=True)
-def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, updates):  # noqa: C901
+def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, updates):
     """One pass of NORMA; the buffer ``SV``/``beta`` and ``state`` change in place.
 
     ``state = [count, head, scale, rho]``: ``count`` terms are stored, the oldest
-    at index ``head`` of the ring (capacity ``SV.shape[0]``); :math:`\\alpha_i = s\\beta_i`.
+    at index ``head`` of the ring (capacity ``SV.shape[0]``);
+    :math:`\\alpha_i = s\\beta_i`.
     ``loss`` is 0 hinge, 1 logistic, 2 squared, 3 perceptron (update when
     ``y f <= 0``, step 1). ``nu < 0`` keeps the margin ``rho`` fixed.
     Returns -1, or the index of the first row holding a NaN or inf.
@@ -299,7 +300,7 @@ class KernelPerceptron(NORMA):
 
 @numba.njit(cache=True)
 def budget_epoch(X, y, SV, alpha, state, draws, kspec, mistakes, updates):
-    """One pass of the randomized budget perceptron; ``SV``, ``alpha``, ``state`` change in place.
+    """One pass of the randomized budget perceptron; ``SV``, ``alpha``, ``state`` change.
 
     ``state = [count]``; the capacity ``SV.shape[0]`` is the budget. On a mistake
     (``y f <= 0``) with a full budget, the term at slot ``floor(draws[i] * count)``

@@ -97,7 +97,7 @@ def _pairwise_exp(X, Y, symmetric, gamma, root):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def kernel_value(code, p1, p2, X, i, Y, j):  # pragma: no cover - compiled
-    """One kernel value :math:`k(X_i, Y_j)`, with the arithmetic of the Gram blocks above.
+    """One kernel value :math:`k(X_i, Y_j)`, with the arithmetic of the Gram blocks.
 
     ``(code, p1, p2)`` is a kernel's :meth:`Kernel.spec`: 0 linear, 1 polynomial
     (degree, coef0), 2 Gaussian (gamma), 3 Laplacian (gamma). The online kernel
