@@ -59,7 +59,8 @@ _MIN_SCALE = 1e-100
 
 
 def decaying_eta(lam: float) -> Callable[[int], float]:
-    """The schedule :math:`\\eta_t = 1/(3\\lambda\\sqrt t)` (notes on kernel online learning)."""
+    """The schedule :math:`\\eta_t = 1/(3\\lambda\\sqrt t)` of the notes on kernel online
+    learning."""
     lam = check_positive_float(lam, "lam")
     return lambda t: 1.0 / (3.0 * lam * math.sqrt(t))
 
@@ -300,7 +301,9 @@ class KernelPerceptron(NORMA):
 
 @numba.njit(cache=True)
 def budget_epoch(X, y, SV, alpha, state, draws, kspec, mistakes, updates):
-    """One pass of the randomized budget perceptron; ``SV``, ``alpha``, ``state`` change.
+    """One pass of the randomized budget perceptron.
+
+    ``SV``, ``alpha`` and ``state`` change in place.
 
     ``state = [count]``; the capacity ``SV.shape[0]`` is the budget. On a mistake
     (``y f <= 0``) with a full budget, the term at slot ``floor(draws[i] * count)``
