@@ -59,7 +59,7 @@ _MIN_SCALE = 1e-100
 
 
 def decaying_eta(lam: float) -> Callable[[int], float]:
-    """The schedule :math:`\\eta_t = 1/(3\\lambda\\sqrt t)` of the notes on kernel online
+    r"""The schedule :math:`\eta_t = 1/(3\lambda\sqrt t)` of the notes on kernel online
     learning."""
     lam = check_positive_float(lam, "lam")
     return lambda t: 1.0 / (3.0 * lam * math.sqrt(t))
