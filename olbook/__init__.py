@@ -20,7 +20,7 @@ Public names (see each docstring for the paper and the book section):
   :class:`WeightedMajority`, :class:`Hedge`, :func:`regret`, :class:`OGD`;
 * shattering and VC dimension (chapter 4): the module :mod:`olbook.vc`;
 * kernel online learning (chapter 7): :class:`NORMA`, :class:`KernelPerceptron`,
-  :class:`BudgetPerceptron`
+  :class:`BudgetPerceptron`, :class:`Forgetron`
   (module :mod:`olbook.kernel_online`).
 * boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`;
 * online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
@@ -38,6 +38,7 @@ from .display import fmt, show_source
 from .ellipsoid import IELLIP
 from .experts import ExpertTrace, Halving, Hedge, WeightedMajority, regret
 from .first_order import ALMA, ROMMA, OGDClassifier
+from .forgetron import Forgetron
 from .kernel_online import NORMA, BudgetPerceptron, KernelPerceptron
 from .margins import (
     MistakeBound,
@@ -77,6 +78,7 @@ __all__ = [
     "ConvergenceWarning",
     "DecisionStump",
     "ExpertTrace",
+    "Forgetron",
     "Halving",
     "Hedge",
     "IELLIP",

@@ -1,0 +1,167 @@
+r"""The self-tuned Forgetron (Dekel, Shalev-Shwartz and Singer, SIAM J. Comput. 37(5), 2008).
+
+A kernel perceptron with at most ``budget`` stored examples. On a mistake
+(:math:`y_t f(\mathbf x_t) \le 0`) the example enters with coefficient
+:math:`y_t`; if that makes the budget overflow, every coefficient is first
+multiplied by :math:`\phi_t \in (0, 1]` and then the *oldest* example
+:math:`r` is removed. The shrink is chosen as the largest :math:`\phi` with
+
+.. math:: Q + \psi(\sigma_r\phi,\ \phi\mu_r) \le \tfrac{15}{32} M,
+          \qquad \psi(\lambda, \mu) = \lambda^2 + 2\lambda - 2\lambda\mu,
+
+where :math:`\sigma_r` is the removed example's weight, :math:`\mu_r = y_r f'(\mathbf x_r)`
+its margin under the hypothesis :math:`f'` after the new example was added,
+:math:`M` the number of mistakes so far and :math:`Q` the sum of the
+:math:`\psi` of earlier removals. The condition is the quadratic
+:math:`a\phi^2 + b\phi + Q - \tfrac{15}{32}M \le 0` with
+:math:`a = \sigma_r^2 - 2\sigma_r\mu_r`, :math:`b = 2\sigma_r`. This is the
+"self-tuned" variant as Orabona's DOGMA library implements it
+(``k_forgetron_st_train.m``); the book could check the paper's abstract only.
+Book section 7.4 (``kol-sec-budgets``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from . import kernels as _kernels
+from ._base import OnlineLearner
+from ._rowops import row_dots, row_score
+from ._validation import check_positive_int, check_X, non_finite_error
+from .kernels import kernel_value
+
+__all__ = ["Forgetron", "forgetron_epoch", "forgetron_shrink"]
+
+
+@numba.njit(cache=True)
+def forgetron_shrink(sigma, mu, Q, M):
+    """The largest :math:`\\phi \\in (0, 1]` with :math:`a\\phi^2 + b\\phi + Q - 15M/32 \\le 0`."""
+    a = sigma * sigma - 2.0 * sigma * mu
+    b = 2.0 * sigma
+    c = Q - 15.0 / 32.0 * M
+    d = b * b - 4.0 * a * c
+    if a > 0.0 or (a < 0.0 and d > 0.0 and (-b - math.sqrt(abs(d))) / (2.0 * a) > 1.0):
+        return min(1.0, (-b + math.sqrt(max(d, 0.0))) / (2.0 * a))
+    if a == 0.0:
+        return min(1.0, -c / b)
+    return 1.0
+
+
+@numba.njit(cache=True)
+def forgetron_epoch(X, y, SV, beta, state, kspec, mistakes, updates):
+    """One pass of the self-tuned Forgetron; ``SV``, ``beta``, ``state`` change in place.
+
+    ``state = [count, head, Q, M]``; the ring holds ``budget + 1`` slots, the oldest
+    at ``head``. Returns -1, or the index of the first row holding a NaN or inf.
+    """
+    n, d = X.shape
+    cap = SV.shape[0]  # budget + 1
+    code, p1, p2 = kspec
+    count, head, Q, M = int(state[0]), int(state[1]), state[2], state[3]
+    for i in range(n):
+        _, nonfinite = row_score(X[i], X, i)
+        if nonfinite != 0.0:
+            state[0], state[1], state[2], state[3] = count, head, Q, M
+            return i
+        f = 0.0
+        for r in range(count):
+            j = (head + r) % cap
+            f += beta[j] * kernel_value(code, p1, p2, SV, j, X, i)
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        updates[i] = y[i] * f <= 0.0
+        if not updates[i]:
+            continue
+        M += 1.0
+        slot = (head + count) % cap
+        for k in range(d):
+            SV[slot, k] = X[i, k]
+        beta[slot] = y[i]
+        count += 1
+        if count == cap:  # over budget: shrink, then forget the oldest
+            fr = 0.0
+            for r in range(count):
+                j = (head + r) % cap
+                fr += beta[j] * kernel_value(code, p1, p2, SV, j, SV, head)
+            sigma = abs(beta[head])
+            y_r = 1.0 if beta[head] > 0.0 else -1.0
+            phi = forgetron_shrink(sigma, y_r * fr, Q, M)
+            for r in range(count):
+                beta[(head + r) % cap] *= phi
+            e = sigma * phi
+            Q += e * e + 2.0 * e - 2.0 * e * y_r * (phi * fr)
+            head = (head + 1) % cap
+            count -= 1
+    state[0], state[1], state[2], state[3] = count, head, Q, M
+    return -1
+
+
+class Forgetron(OnlineLearner):
+    r"""The self-tuned Forgetron: a kernel perceptron that forgets its oldest example, gently.
+
+    See the module docstring for the rule. Unlike the randomized budget
+    perceptron (:class:`olbook.BudgetPerceptron`), it shrinks the whole
+    hypothesis before it forgets, so that the removed example weighs little; the
+    shrink keeps :math:`Q \le 15M/32`, the invariant of the paper's mistake bound.
+
+    Parameters
+    ----------
+    budget : int >= 1, default=100
+    kernel : olbook kernel, default=gaussian(1.0)
+    max_iter : int, default=1
+
+    Attributes
+    ----------
+    support_vectors_, alpha_ : the stored examples, oldest first, and their coefficients.
+    Q_ : float
+        The accumulated :math:`\psi` of the removals (never above ``15/32 * mistakes``).
+    """
+
+    def __init__(self, budget: int = 100, kernel=None, max_iter: int = 1):
+        self.budget, self.kernel, self.max_iter = budget, kernel, max_iter
+
+    def _kernel(self):
+        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
+
+    def _validate_params(self) -> None:
+        check_positive_int(self.budget, "budget")
+        k = self._kernel()
+        if not isinstance(k, _kernels.Kernel):
+            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
+        k.spec()
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _init_state(self, n_features: int) -> None:
+        cap = int(self.budget) + 1
+        self._SV, self._beta = np.zeros((cap, n_features)), np.zeros(cap)
+        self._state = np.zeros(4)
+        self._publish()
+
+    def _publish(self) -> None:
+        count, head = int(self._state[0]), int(self._state[1])
+        order = (head + np.arange(count)) % self._SV.shape[0]
+        self.support_vectors_, self.alpha_ = self._SV[order].copy(), self._beta[order].copy()
+        self.Q_ = float(self._state[2])
+
+    def _epoch(self, X, y):
+        n = X.shape[0]
+        SV, beta, state = self._SV.copy(), self._beta.copy(), self._state.copy()
+        mistakes = np.empty(n, dtype=np.bool_)
+        updates = np.empty(n, dtype=np.bool_)
+        if forgetron_epoch(X, y, SV, beta, state, self._kernel().spec(), mistakes, updates) >= 0:
+            raise non_finite_error(X)
+        self._SV, self._beta, self._state = SV, beta, state
+        self._publish()
+        return mistakes, updates
+
+    def decision_function(self, X) -> np.ndarray:
+        """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)`, oldest first."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "alpha_")
+        Xa = check_X(X, n_features=self.n_features_in_)
+        if self.alpha_.size == 0:
+            return np.zeros(Xa.shape[0])
+        return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)
