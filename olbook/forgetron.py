@@ -27,10 +27,9 @@ import math
 import numba
 import numpy as np
 
-from . import kernels as _kernels
-from ._base import OnlineLearner
-from ._rowops import row_dots, row_score
-from ._validation import check_positive_int, check_X, non_finite_error
+from ._rowops import row_score
+from ._validation import check_positive_int, non_finite_error
+from .kernel_online import StoredExamplesLearner
 from .kernels import kernel_value
 
 __all__ = ["Forgetron", "forgetron_epoch", "forgetron_shrink"]
@@ -98,7 +97,7 @@ def forgetron_epoch(X, y, SV, beta, state, kspec, mistakes, updates):
     return -1
 
 
-class Forgetron(OnlineLearner):
+class Forgetron(StoredExamplesLearner):
     r"""The self-tuned Forgetron: a kernel perceptron that forgets its oldest example, gently.
 
     See the module docstring for the rule. Unlike the randomized budget
@@ -122,15 +121,9 @@ class Forgetron(OnlineLearner):
     def __init__(self, budget: int = 100, kernel=None, max_iter: int = 1):
         self.budget, self.kernel, self.max_iter = budget, kernel, max_iter
 
-    def _kernel(self):
-        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
-
     def _validate_params(self) -> None:
         check_positive_int(self.budget, "budget")
-        k = self._kernel()
-        if not isinstance(k, _kernels.Kernel):
-            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
-        k.spec()
+        self._check_kernel()
         check_positive_int(self.max_iter, "max_iter")
 
     def _init_state(self, n_features: int) -> None:
@@ -155,13 +148,3 @@ class Forgetron(OnlineLearner):
         self._SV, self._beta, self._state = SV, beta, state
         self._publish()
         return mistakes, updates
-
-    def decision_function(self, X) -> np.ndarray:
-        """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)`, oldest first."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "alpha_")
-        Xa = check_X(X, n_features=self.n_features_in_)
-        if self.alpha_.size == 0:
-            return np.zeros(Xa.shape[0])
-        return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)

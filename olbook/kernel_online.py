@@ -51,7 +51,15 @@ from ._validation import (
 )
 from .kernels import kernel_value
 
-__all__ = ["NORMA", "KernelPerceptron", "BudgetPerceptron", "norma_epoch", "budget_epoch", "decaying_eta"]
+__all__ = [
+    "NORMA",
+    "KernelPerceptron",
+    "BudgetPerceptron",
+    "StoredExamplesLearner",
+    "norma_epoch",
+    "budget_epoch",
+    "decaying_eta",
+]
 
 _LOSSES = ("hinge", "logistic", "squared", "perceptron")
 #: Fold the running scale into the coefficients when it falls below this.
@@ -339,7 +347,35 @@ def budget_epoch(X, y, SV, alpha, state, draws, kspec, mistakes, updates):
     return -1
 
 
-class BudgetPerceptron(OnlineLearner):
+class StoredExamplesLearner(OnlineLearner):
+    """Shared code of the kernel learners that keep ``support_vectors_`` and ``alpha_``.
+
+    ``kernel`` (an olbook kernel, default ``gaussian(1.0)``) is checked at fit time;
+    ``decision_function`` sums :math:`\\alpha_j k(\\mathbf x_j, \\mathbf x)` over the
+    stored examples in their order, with :func:`olbook.row_dots`.
+    """
+
+    def _kernel(self):
+        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
+
+    def _check_kernel(self) -> None:
+        k = self._kernel()
+        if not isinstance(k, _kernels.Kernel):
+            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
+        k.spec()
+
+    def decision_function(self, X) -> np.ndarray:
+        """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)` over the stored examples."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "alpha_")
+        Xa = check_X(X, n_features=self.n_features_in_)
+        if self.alpha_.size == 0:
+            return np.zeros(Xa.shape[0])
+        return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)
+
+
+class BudgetPerceptron(StoredExamplesLearner):
     r"""The randomized budget perceptron (Cavallanti, Cesa-Bianchi and Gentile, Machine Learning 69, 2007).
 
     The kernel perceptron with at most ``budget`` stored examples: when a
@@ -365,15 +401,9 @@ class BudgetPerceptron(OnlineLearner):
         self.budget, self.kernel, self.policy = budget, kernel, policy
         self.random_state, self.max_iter = random_state, max_iter
 
-    def _kernel(self):
-        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
-
     def _validate_params(self) -> None:
         check_positive_int(self.budget, "budget")
-        k = self._kernel()
-        if not isinstance(k, _kernels.Kernel):
-            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
-        k.spec()
+        self._check_kernel()
         if self.policy != "random":
             raise ValueError(f"policy must be 'random'; got {self.policy!r}.")
         check_rng(self.random_state)
@@ -398,13 +428,3 @@ class BudgetPerceptron(OnlineLearner):
         self.support_vectors_ = SV[:self._count].copy()
         self.alpha_ = alpha[:self._count].copy()
         return mistakes, updates
-
-    def decision_function(self, X) -> np.ndarray:
-        """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)` over the stored examples."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "alpha_")
-        Xa = check_X(X, n_features=self.n_features_in_)
-        if self.alpha_.size == 0:
-            return np.zeros(Xa.shape[0])
-        return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)
