@@ -30,7 +30,7 @@ import numpy as np
 from ._rowops import row_score
 from ._validation import check_positive_int, non_finite_error
 from .kernel_online import StoredExamplesLearner
-from .kernels import kernel_value
+from .kernels import expansion_value
 
 __all__ = ["Forgetron", "forgetron_epoch", "forgetron_shrink"]
 
@@ -65,10 +65,7 @@ def forgetron_epoch(X, y, SV, beta, state, kspec, mistakes, updates):
         if nonfinite != 0.0:
             state[0], state[1], state[2], state[3] = count, head, Q, M
             return i
-        f = 0.0
-        for r in range(count):
-            j = (head + r) % cap
-            f += beta[j] * kernel_value(code, p1, p2, SV, j, X, i)
+        f = expansion_value(code, p1, p2, SV, beta, head, count, X, i)
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         updates[i] = y[i] * f <= 0.0
         if not updates[i]:
@@ -80,10 +77,7 @@ def forgetron_epoch(X, y, SV, beta, state, kspec, mistakes, updates):
         beta[slot] = y[i]
         count += 1
         if count == cap:  # over budget: shrink, then forget the oldest
-            fr = 0.0
-            for r in range(count):
-                j = (head + r) % cap
-                fr += beta[j] * kernel_value(code, p1, p2, SV, j, SV, head)
+            fr = expansion_value(code, p1, p2, SV, beta, head, count, SV, head)
             sigma = abs(beta[head])
             y_r = 1.0 if beta[head] > 0.0 else -1.0
             phi = forgetron_shrink(sigma, y_r * fr, Q, M)

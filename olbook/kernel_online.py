@@ -49,7 +49,7 @@ from ._validation import (
     check_X,
     non_finite_error,
 )
-from .kernels import kernel_value
+from .kernels import expansion_value
 
 __all__ = [
     "NORMA",
@@ -93,11 +93,7 @@ def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, upd
         if nonfinite != 0.0:
             state[0], state[1], state[2], state[3] = count, head, scale, rho
             return i
-        f = 0.0
-        for r in range(count):  # oldest to newest
-            j = (head + r) % cap
-            f += beta[j] * kernel_value(code, p1, p2, SV, j, X, i)
-        f *= scale
+        f = scale * expansion_value(code, p1, p2, SV, beta, head, count, X, i)
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         eta = etas[i]
         if loss == 0:
@@ -131,7 +127,35 @@ def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, upd
     return -1
 
 
-class NORMA(OnlineLearner):
+class StoredExamplesLearner(OnlineLearner):
+    """Shared code of the kernel learners that keep ``support_vectors_`` and ``alpha_``.
+
+    ``kernel`` (an olbook kernel, default ``gaussian(1.0)``) is checked at fit time;
+    ``decision_function`` sums :math:`\\alpha_j k(\\mathbf x_j, \\mathbf x)` over the
+    stored examples in their order, with :func:`olbook.row_dots`.
+    """
+
+    def _kernel(self):
+        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
+
+    def _check_kernel(self) -> None:
+        k = self._kernel()
+        if not isinstance(k, _kernels.Kernel):
+            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
+        k.spec()
+
+    def decision_function(self, X) -> np.ndarray:
+        """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)` over the stored examples."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "alpha_")
+        Xa = check_X(X, n_features=self.n_features_in_)
+        if self.alpha_.size == 0:
+            return np.zeros(Xa.shape[0])
+        return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)
+
+
+class NORMA(StoredExamplesLearner):
     r"""NORMA, online learning with kernels (Kivinen, Smola and Williamson 2004; book chapter 7).
 
     Parameters
@@ -173,14 +197,8 @@ class NORMA(OnlineLearner):
         self.kernel, self.eta, self.lam, self.loss, self.rho = kernel, eta, lam, loss, rho
         self.nu, self.truncation, self.max_iter = nu, truncation, max_iter
 
-    def _kernel(self):
-        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
-
     def _validate_params(self) -> None:
-        k = self._kernel()
-        if not isinstance(k, _kernels.Kernel):
-            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
-        k.spec()
+        self._check_kernel()
         if self.loss not in _LOSSES[:3]:
             raise ValueError(f"loss must be one of {_LOSSES[:3]}; got {self.loss!r}.")
         lam = check_nonnegative_float(self.lam, "lam")
@@ -327,9 +345,7 @@ def budget_epoch(X, y, SV, alpha, state, draws, kspec, mistakes, updates):
         if nonfinite != 0.0:
             state[0] = count
             return i
-        f = 0.0
-        for j in range(count):
-            f += alpha[j] * kernel_value(code, p1, p2, SV, j, X, i)
+        f = expansion_value(code, p1, p2, SV, alpha, 0, count, X, i)
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         updates[i] = y[i] * f <= 0.0
         if updates[i]:
@@ -345,34 +361,6 @@ def budget_epoch(X, y, SV, alpha, state, draws, kspec, mistakes, updates):
             count += 1
     state[0] = count
     return -1
-
-
-class StoredExamplesLearner(OnlineLearner):
-    """Shared code of the kernel learners that keep ``support_vectors_`` and ``alpha_``.
-
-    ``kernel`` (an olbook kernel, default ``gaussian(1.0)``) is checked at fit time;
-    ``decision_function`` sums :math:`\\alpha_j k(\\mathbf x_j, \\mathbf x)` over the
-    stored examples in their order, with :func:`olbook.row_dots`.
-    """
-
-    def _kernel(self):
-        return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
-
-    def _check_kernel(self) -> None:
-        k = self._kernel()
-        if not isinstance(k, _kernels.Kernel):
-            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
-        k.spec()
-
-    def decision_function(self, X) -> np.ndarray:
-        """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)` over the stored examples."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "alpha_")
-        Xa = check_X(X, n_features=self.n_features_in_)
-        if self.alpha_.size == 0:
-            return np.zeros(Xa.shape[0])
-        return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)
 
 
 class BudgetPerceptron(StoredExamplesLearner):

@@ -49,6 +49,7 @@ __all__ = [
     "is_psd",
     "default_psd_tol",
     "kernel_value",
+    "expansion_value",
 ]
 
 
@@ -115,6 +116,22 @@ def kernel_value(code, p1, p2, X, i, Y, j):  # pragma: no cover - compiled
         t = X[i, k] - Y[j, k]
         s += t * t
     return np.exp(-p1 * (np.sqrt(s) if code == 3 else s))
+
+
+@numba.njit(cache=True)
+def expansion_value(code, p1, p2, SV, coef, head, count, Y, j):  # pragma: no cover - compiled
+    """:math:`\\sum_r c_r k(\\mathbf s_r, Y_j)` over ``count`` stored terms, oldest first.
+
+    The terms sit in the ring ``SV``/``coef`` (capacity ``SV.shape[0]``) from slot
+    ``head`` on; ``(code, p1, p2)`` as in :func:`kernel_value`. The one score of the
+    online kernel learners of chapter 7.
+    """
+    cap = SV.shape[0]
+    f = 0.0
+    for r in range(count):
+        s = (head + r) % cap
+        f += coef[s] * kernel_value(code, p1, p2, SV, s, Y, j)
+    return f
 
 
 def _check_pair(X, Y) -> tuple[np.ndarray, np.ndarray, bool]:
