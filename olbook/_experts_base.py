@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._rowops import rowwise_dots
-from ._validation import _describe, check_positive_int, non_finite_error
+from ._validation import _describe, non_finite_error
 
 
 @dataclass(frozen=True)
@@ -81,10 +81,6 @@ def check_losses(losses, n_experts: int | None = None, *, kind: str = "unit", nd
                 f"[{lo!r}, {hi!r}]. Rescale them, or use Hedge(bounded=False) to give up the bound."
             )
     return np.ascontiguousarray(arr)
-
-
-def _check_n_experts(n_experts) -> int:
-    return check_positive_int(n_experts, "n_experts")
 
 
 def regret(losses, choices) -> float:

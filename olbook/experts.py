@@ -31,8 +31,8 @@ import numba
 import numpy as np
 
 from ._base import GameLearner
-from ._experts_base import ExpertTrace, _check_n_experts, _trace, check_losses, regret
-from ._validation import check_open_unit
+from ._experts_base import ExpertTrace, _trace, check_losses, regret
+from ._validation import check_open_unit, check_positive_int
 from .hedge import Hedge
 
 __all__ = ["ExpertTrace", "Halving", "WeightedMajority", "Hedge", "regret", "check_losses"]
@@ -93,7 +93,7 @@ class _Majority(GameLearner):
     _trace_type = ExpertTrace
 
     def __init__(self, n_experts: int) -> None:
-        self.n_experts = _check_n_experts(n_experts)
+        self.n_experts = check_positive_int(n_experts, "n_experts")
         self.reset()
 
     def _reset_state(self) -> None:

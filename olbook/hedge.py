@@ -13,7 +13,7 @@ import numba
 import numpy as np
 
 from ._base import GameLearner
-from ._experts_base import ExpertTrace, _check_n_experts, _trace, check_losses
+from ._experts_base import ExpertTrace, _trace, check_losses
 from ._validation import check_bool, check_positive_float, check_positive_int
 
 __all__ = ["Hedge"]
@@ -110,7 +110,7 @@ class Hedge(GameLearner):
 
     def __init__(self, n_experts: int, eta: float | str = "anytime", horizon: int | None = None,
                  bounded: bool = True) -> None:
-        self.n_experts = _check_n_experts(n_experts)
+        self.n_experts = check_positive_int(n_experts, "n_experts")
         if isinstance(eta, str):
             if eta not in _SCHEDULES:
                 raise ValueError(f"eta must be a number > 0 or one of {_SCHEDULES}; got {eta!r}.")

@@ -36,6 +36,7 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _kernels
 from ._base import OnlineLearner
@@ -138,6 +139,9 @@ class StoredExamplesLearner(OnlineLearner):
     def _kernel(self):
         return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
 
+    def _check_fitted(self) -> None:
+        check_is_fitted(self, "alpha_")
+
     def _check_kernel(self) -> None:
         k = self._kernel()
         if not isinstance(k, _kernels.Kernel):
@@ -146,9 +150,7 @@ class StoredExamplesLearner(OnlineLearner):
 
     def decision_function(self, X) -> np.ndarray:
         """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)` over the stored examples."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "alpha_")
+        self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_)
         if self.alpha_.size == 0:
             return np.zeros(Xa.shape[0])
@@ -234,10 +236,14 @@ class NORMA(StoredExamplesLearner):
         self.t_ = 0
         self._set_attributes()
 
-    def _set_attributes(self) -> None:
+    def _order(self) -> np.ndarray:
+        """The slots of the stored terms, oldest first."""
         count, head = int(self._state[0]), int(self._state[1])
         cap = self._SV.shape[0]
-        order = (head + np.arange(count)) % cap if cap else np.zeros(0, dtype=np.int64)
+        return (head + np.arange(count)) % cap if cap else np.zeros(0, dtype=np.int64)
+
+    def _set_attributes(self) -> None:
+        order = self._order()
         self.support_vectors_ = self._SV[order].copy()
         self.alpha_ = self._beta[order] * self._state[2]
         self.rho_ = float(self._state[3])
@@ -279,18 +285,8 @@ class NORMA(StoredExamplesLearner):
         if self.alpha_.size == 0:
             return np.zeros(Xa.shape[0])
         K = _kernels.gram(self._kernel(), Xa, self.support_vectors_)
-        return row_dots(K, self._beta_ordered) * self._state[2]  # the loop's order and scale
+        return row_dots(K, self._beta[self._order()]) * self._state[2]  # the loop's order and scale
 
-    @property
-    def _beta_ordered(self) -> np.ndarray:
-        count, head = int(self._state[0]), int(self._state[1])
-        cap = self._SV.shape[0]
-        return self._beta[(head + np.arange(count)) % cap] if cap else np.zeros(0)
-
-    def _check_fitted(self) -> None:
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "alpha_")
 
     def rkhs_norm(self) -> float:
         """:math:`\\|f\\| = \\sqrt{\\boldsymbol\\alpha^\\top K\\boldsymbol\\alpha}` of the current hypothesis."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import OnlineLearner
 from ._rowops import row_dots, row_score
@@ -123,8 +124,6 @@ class _Multiclass(OnlineLearner):
         return np.column_stack([row_dots(Xa, np.ascontiguousarray(w)) for w in self.coef_])
 
     def _check_fitted(self) -> None:
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "coef_")
 
     def predict(self, X) -> np.ndarray:

@@ -432,9 +432,12 @@ class SCW(_Gaussian):
         self.variant, self.C, self.eta, self.a, self.diagonal = variant, C, eta, a, diagonal
         self.fit_intercept, self.max_iter = fit_intercept, max_iter
 
+    @property
+    def _rule(self) -> int:
+        return _SCW1 if self.variant == "I" else _SCW2
+
     def _params(self):
         if self.variant not in ("I", "II"):
             raise ValueError(f"variant must be 'I' or 'II'; got {self.variant!r}.")
-        self._rule = _SCW1 if self.variant == "I" else _SCW2
         phi, _ = ConfidenceWeighted._params(self)
         return phi, check_positive_float(self.C, "C")
