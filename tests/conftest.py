@@ -105,3 +105,15 @@ def xor_data():
     X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
     y = np.array([1.0, 1.0, -1.0, -1.0])
     return X, y
+
+
+def started_at(learner, w):
+    """``learner`` (an online linear classifier) started, with its weights set to ``w``.
+
+    The per-round tests need one round taken from a given state; this is the
+    state ``partial_fit`` continues from.
+    """
+    learner._validate_params()
+    learner._start(len(w), olbook._base.CLASSES.copy())
+    learner.coef_ = np.array(w, dtype=np.float64)
+    return learner

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import started_at
 from scipy.optimize import minimize
 
 import olbook
@@ -28,8 +29,7 @@ def test_romma_update_is_the_shortest_feasible_vector(seed):
     y = -np.sign(w @ x) if seed % 2 == 0 else np.sign(w @ x)  # a mistake, or a small margin
     if seed % 2 == 1:
         x = x * 0.5 / abs(w @ x)  # 0 < y w.x = 0.5 < 1: aggressive ROMMA updates
-    clf = ROMMA(aggressive=seed % 2 == 1).partial_fit(np.eye(3)[:1] * 0 + 1e-300, [1])  # start the state
-    clf.coef_ = w.copy()
+    clf = started_at(ROMMA(aggressive=seed % 2 == 1), w)  # one round from w
     clf.partial_fit(x[None, :], [y])
     want = _romma_qp(w, x, y)
     assert np.allclose(clf.coef_, want, atol=1e-6), (clf.coef_, want)

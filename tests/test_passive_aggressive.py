@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import started_at
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
@@ -42,11 +43,7 @@ def test_closed_form_solves_the_round(variant, seed):
     w, x = rng.standard_normal(d), rng.standard_normal(d)
     y = 1.0 if rng.random() < 0.5 else -1.0
     C = [0.05, 0.3, 2.0][seed % 3]
-    clf = PassiveAggressive(variant=variant, C=C)
-    clf.coef_, clf.intercept_ = w.copy(), 0.0  # start from w: one partial_fit round
-    clf._start = lambda n: None  # keep the state set above
-    clf.trace_, clf.mistakes_, clf.n_updates_, clf.n_iter_ = olbook.Trace(), 0, 0, 0
-    clf.n_features_in_, clf.classes_ = d, olbook._base.CLASSES.copy()
+    clf = started_at(PassiveAggressive(variant=variant, C=C), w)  # one round from w
     clf.partial_fit(x[None, :], [y])
     expected = _per_round_optimum(w, x, y, variant, C)
     assert np.allclose(clf.coef_, expected, atol=1e-6), (clf.coef_, expected)
