@@ -8,6 +8,8 @@ than olbook with itself.
 from __future__ import annotations
 
 import copy
+import os
+from datetime import timedelta
 
 import matplotlib
 
@@ -16,8 +18,22 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 import olbook  # noqa: E402
+
+# Hypothesis: one profile for every property test, chosen by HYPOTHESIS_PROFILE (default "ci").
+# "ci": 100 examples per property, derandomized (the same search on every run, so CI is
+# reproducible) and no example database. The deadline is per example and in wall-clock
+# time: once numba has compiled (the property modules compile before their first example)
+# no example takes more than about 50 ms of CPU, so 5 s fails on a 100-fold slowdown but
+# not on a machine shared by a dozen processes (measured: load 28 on 2 cores passes).
+# "thorough": ten times the examples, a fresh random search on every run; run it before
+# changing a bound or a learner: HYPOTHESIS_PROFILE=thorough pytest tests/test_properties_*.py
+settings.register_profile("ci", max_examples=100, deadline=timedelta(seconds=5), derandomize=True,
+                          database=None, print_blob=True)
+settings.register_profile("thorough", settings.get_profile("ci"), max_examples=1000, derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 #: The online learners (fit, partial_fit, trace_).
 ONLINE_LEARNERS = [
