@@ -13,16 +13,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _kernels
-from ._base import CLASSES, predict_from_scores
+from ._base import BinaryClassifierMixin, predict_from_scores
+from ._kernel_cache import make_cache, precomputed_cache
 from ._rowops import row_dots
 from ._smo import coordinate_descent, intercept_from_gradient, smo, weight_sqnorm
 from ._validation import (
     ConvergenceWarning,
+    check_binary_targets,
     check_bool,
     check_positive_float,
     check_positive_int,
     check_X,
-    check_X_y,
 )
 from .margins import is_linearly_separable
 
@@ -65,7 +66,7 @@ def separable_in_feature_space(K: np.ndarray, y: np.ndarray, *, fit_intercept: b
     return is_linearly_separable(K, y, fit_intercept=fit_intercept)
 
 
-class SVM(ClassifierMixin, BaseEstimator):
+class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     r"""Support vector machine with a kernel; ``C=None`` is the hard margin.
 
     Hard margin (Boser, Guyon and Vapnik 1992): the maximum-margin separator
@@ -82,8 +83,14 @@ class SVM(ClassifierMixin, BaseEstimator):
 
     (:math:`C = \infty` for the hard margin), by SMO (Platt 1998) with the
     second-order working-set rule of Fan, Chen and Lin (2005), the rule of
-    libsvm, run on the precomputed Gram matrix :math:`K_{ij} = k(\mathbf x_i, \mathbf x_j)`
-    until the KKT gap is below ``tol`` (see :mod:`olbook._smo`). The classifier is
+    libsvm, until the KKT gap is below ``tol`` (see :mod:`olbook._smo`). As in
+    libsvm, the Gram matrix :math:`K_{ij} = k(\mathbf x_i, \mathbf x_j)` is never
+    formed whole: SMO asks for the columns of the two multipliers it changes,
+    computed on demand and kept in an LRU cache of ``cache_size`` MB
+    (:mod:`olbook._kernel_cache`), and with ``shrinking`` it sets aside the
+    examples that stay at a bound. (A kernel that is not one of
+    :mod:`olbook.kernels`' four, and the separability test of the hard margin,
+    use the whole Gram matrix.) The classifier is
 
     .. math:: f(\mathbf x) = \sum_{i\in SV}\alpha_i y_i\, k(\mathbf x_i, \mathbf x) + b .
 
@@ -122,6 +129,15 @@ class SVM(ClassifierMixin, BaseEstimator):
         Cap on the SMO iterations; ``None`` is libsvm's ``max(10**7, 100 n)``.
         Reaching it warns (``ConvergenceWarning``) with a soft margin and raises
         ``ValueError`` with the hard margin (its answer would not be the max-margin one).
+    cache_size : float, default=200.0
+        Megabytes of kernel columns kept between iterations (as ``SVC``'s
+        ``cache_size``; olbook keeps float64 columns, libsvm float32). At least
+        two columns are kept. The result does not depend on it, only the time.
+    shrinking : bool, default=True
+        Set aside the examples that cannot be part of a violating pair (libsvm's
+        shrinking heuristic, as ``SVC``'s ``shrinking``); the optimality check at
+        the end is over every example. Faster on large problems; the solution
+        meets the same KKT tolerance, though not to the same bits as without.
 
     Attributes
     ----------
@@ -155,15 +171,30 @@ class SVM(ClassifierMixin, BaseEstimator):
     optimization", MSR-TR-98-14, 1998. R.-E. Fan, P.-H. Chen, C.-J. Lin,
     "Working set selection using second order information for training support
     vector machines", JMLR 6, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import SVM
+    >>> clf = SVM().fit(X, y)  # hard margin, linear kernel
+    >>> clf.support_  # the examples on the margin
+    array([0, 2])
+    >>> clf.predict(np.array([[1.0, 1.0], [-2.0, 0.0]]))
+    array([ 1, -1])
     """
 
     def __init__(self, kernel=_kernels.linear, C: float | None = None, tol: float = 1e-6,
-                 fit_intercept: bool = True, max_iter: int | None = None):
+                 fit_intercept: bool = True, max_iter: int | None = None, cache_size: float = 200.0,
+                 shrinking: bool = True):
         self.kernel = kernel
         self.C = C
         self.tol = tol
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
+        self.cache_size = cache_size
+        self.shrinking = shrinking
 
     def _validate_params(self) -> tuple[float, float, int | None]:
         if not callable(self.kernel):
@@ -174,7 +205,18 @@ class SVM(ClassifierMixin, BaseEstimator):
         tol = check_positive_float(self.tol, "tol")
         check_bool(self.fit_intercept, "fit_intercept")
         max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter")
+        check_positive_float(self.cache_size, "cache_size")
+        check_bool(self.shrinking, "shrinking")
         return C, tol, max_iter
+
+    def _compiled_spec(self) -> tuple[int, float, float] | None:
+        """The kernel's ``(code, p1, p2)`` if it has a compiled form (columns on demand), else None."""
+        if not isinstance(self.kernel, _kernels.Kernel):
+            return None
+        try:
+            return self.kernel.spec()
+        except ValueError:
+            return None
 
     @property
     def _is_linear(self) -> bool:
@@ -195,17 +237,29 @@ class SVM(ClassifierMixin, BaseEstimator):
             then left exactly as it was.
         """
         C, tol, max_iter = self._validate_params()
-        Xa, ya = check_X_y(X, y)
+        Xa = check_X(X)
+        ya, classes = check_binary_targets(y, n_samples=Xa.shape[0])
         fit_b = bool(self.fit_intercept)
         if fit_b and np.all(ya == ya[0]):
             raise ValueError(
-                f"y has only the label {int(ya[0]):+d}; an SVM with an intercept needs examples of both "
-                "classes -1 and +1."
+                f"y has only one class, {classes[int(ya[0] > 0)]!r}; an SVM with an intercept needs "
+                "examples of both classes."
             )
-        K = _kernels.gram(self.kernel, Xa)
-        if not isinstance(self.kernel, _kernels.Kernel) and np.max(np.abs(K - K.T)) > 1e-12 * np.max(np.abs(K)):
-            raise ValueError(f"kernel {self.kernel!r} gave a non-symmetric Gram matrix k(X, X); it is no kernel.")
         hard = self.C is None
+        spec = self._compiled_spec()
+        # The Gram matrix is built only where it is needed whole: a kernel without a compiled
+        # form, or the separability test of the hard margin (a Cholesky factorization or an LP).
+        K = None
+        if spec is None or (hard and not self._is_linear):
+            K = _kernels.gram(self.kernel, Xa)
+            if spec is None and np.max(np.abs(K - K.T)) > 1e-12 * np.max(np.abs(K)):
+                raise ValueError(
+                    f"kernel {self.kernel!r} gave a non-symmetric Gram matrix k(X, X); it is no kernel."
+                )
+        if K is not None:
+            cache = precomputed_cache(K)
+        else:
+            cache = make_cache(spec, Xa, float(self.cache_size), repr(self.kernel))
         if hard:
             separable = (
                 is_linearly_separable(Xa, ya, fit_intercept=fit_b)
@@ -224,7 +278,10 @@ class SVM(ClassifierMixin, BaseEstimator):
         cap = max(10_000_000, 100 * n) if max_iter is None else max_iter
         alpha = np.zeros(n)
         G = -np.ones(n)  # gradient of 1/2 a'Qa - 1'a at a = 0
-        n_iter, gap = (smo if fit_b else coordinate_descent)(K, ya, C, tol, cap, alpha, G)
+        if fit_b:
+            n_iter, gap = smo(cache, ya, C, tol, cap, alpha, G, bool(self.shrinking))
+        else:
+            n_iter, gap = coordinate_descent(cache, ya, C, tol, cap, alpha, G)
         if not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(G))):
             raise ValueError(
                 "SMO diverged (non-finite multipliers): the data are numerically not separable "
@@ -242,7 +299,7 @@ class SVM(ClassifierMixin, BaseEstimator):
             warnings.warn(message + ".", ConvergenceWarning, stacklevel=2)
         support = np.flatnonzero(alpha > 0.0)
         coef = alpha[support] * ya[support]
-        w2 = float(weight_sqnorm(K, support, coef))
+        w2 = float(weight_sqnorm(alpha, G))
         # Everything is computed; only now is the state changed (a rejected call changes nothing).
         self.support_ = support
         self.support_vectors_ = Xa[support].copy()
@@ -251,7 +308,7 @@ class SVM(ClassifierMixin, BaseEstimator):
         self.margin_ = float(1.0 / np.sqrt(w2)) if w2 > 0.0 else np.inf
         self.n_iter_ = int(n_iter)
         self.kkt_gap_ = float(gap)
-        self.classes_ = CLASSES.copy()
+        self.classes_ = classes
         self.n_features_in_ = Xa.shape[1]
         self._fit_kernel = self.kernel
         self._coef = self._primal_weights() if self._is_linear else None
@@ -280,9 +337,12 @@ class SVM(ClassifierMixin, BaseEstimator):
 
         Sums are added in a fixed order (the same bits on every CPU, up to the
         last-place rounding of ``exp`` in the Gaussian and Laplacian kernels).
+        The kernel is :func:`olbook.kernels.gram`'s (libm ``exp``); training used
+        the vectorized ``exp`` of :mod:`olbook._kernel_cache`, which agrees with it
+        to about one unit in the last place.
         """
         self._check_fitted()
-        Xa = check_X(X, n_features=self.n_features_in_)
+        Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
         if self._coef is not None:
             return row_dots(Xa, self._coef) + self.intercept_
         out = np.empty(Xa.shape[0])
@@ -294,4 +354,4 @@ class SVM(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels in {-1, +1} (a score of exactly 0 is predicted -1)."""
-        return predict_from_scores(self.decision_function(X))
+        return predict_from_scores(self.decision_function(X), self.classes_)

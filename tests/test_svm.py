@@ -282,6 +282,10 @@ def test_max_iter_warns_or_raises():
         ({"max_iter": 0}, "max_iter"),
         ({"fit_intercept": 1}, "fit_intercept"),
         ({"kernel": "rbf"}, "kernel must be a callable"),
+        ({"cache_size": 0.0}, "cache_size"),
+        ({"cache_size": -5}, "cache_size"),
+        ({"cache_size": np.nan}, "cache_size"),
+        ({"shrinking": 1}, "shrinking"),
     ],
 )
 def test_invalid_parameters_leave_state_unchanged(params, match):
@@ -291,7 +295,8 @@ def test_invalid_parameters_leave_state_unchanged(params, match):
     m.set_params(**params)
     with pytest.raises(ValueError, match=match):
         m.fit(X, y)
-    m.set_params(kernel=kernels.gaussian(1.0), C=1.0, tol=1e-6, max_iter=None, fit_intercept=True)
+    m.set_params(kernel=kernels.gaussian(1.0), C=1.0, tol=1e-6, max_iter=None, fit_intercept=True,
+                 cache_size=200.0, shrinking=True)
     assert_same_state(before, m)
 
 
@@ -306,8 +311,8 @@ def test_invalid_data_leaves_state_unchanged():
     bad[3, 0] = np.inf
     with pytest.raises(ValueError, match="non-finite"):
         m.fit(bad, y)
-    with pytest.raises(ValueError, match="labels must be in"):
-        m.fit(X, (y + 1) / 2)
+    with pytest.raises(ValueError, match="Only binary classification"):
+        m.fit(X, np.where(np.arange(len(y)) % 3 == 0, 2.0, y))  # three labels
     with pytest.raises(ValueError, match="both classes"):
         m.fit(X, np.ones_like(y))
     with pytest.raises(ValueError, match="not separable"):
@@ -325,7 +330,8 @@ def test_invalid_data_leaves_state_unchanged():
 def test_sklearn_conventions():
     m = olbook.SVM(kernels.gaussian(0.5), C=2.0)
     assert m.get_params() == {
-        "kernel": kernels.gaussian(0.5), "C": 2.0, "tol": 1e-6, "fit_intercept": True, "max_iter": None
+        "kernel": kernels.gaussian(0.5), "C": 2.0, "tol": 1e-6, "fit_intercept": True, "max_iter": None,
+        "cache_size": 200.0, "shrinking": True,
     }
     c = clone(m)
     assert c.kernel == m.kernel and c.C == 2.0
@@ -405,3 +411,95 @@ def test_random_hard_margin_equals_scipy_qp(seed, n, d):
     assert res.success
     assert ours.margin_ == pytest.approx(1.0 / np.linalg.norm(res.x[:-1]), rel=1e-5)
     np.testing.assert_allclose(np.r_[ours.coef_, ours.intercept_], res.x, rtol=1e-4, atol=1e-5 * np.abs(res.x).max())
+
+
+# --- kernel columns on demand, the cache, shrinking ----------------------------------------------
+def _spirals(n, seed=0):
+    return olbook.data.make_spirals(n, noise=0.05, random_state=seed)
+
+
+def test_cache_size_changes_nothing_but_the_time():
+    """Every column comes out with the same bits, cached or not: the fit does not depend on the cache."""
+    X, y = _spirals(800)
+    k = kernels.gaussian(40.0)
+    big = olbook.SVM(k, C=10.0).fit(X, y)
+    tiny = olbook.SVM(k, C=10.0, cache_size=1e-6).fit(X, y)  # two columns
+    assert big.n_iter_ == tiny.n_iter_ and big.n_iter_ > 2 * 800  # shrinking ran
+    assert np.array_equal(big.dual_coef_, tiny.dual_coef_) and big.intercept_ == tiny.intercept_
+    assert np.array_equal(big.support_, tiny.support_) and big.margin_ == tiny.margin_
+
+
+@pytest.mark.parametrize(("kernel", "C"), [(kernels.gaussian(40.0), 10.0), (kernels.gaussian(5.0), 0.3),
+                                           (kernels.polynomial(3, 1.0), 1.0)], ids=repr)
+def test_shrinking_reaches_the_same_optimum(kernel, C):
+    X, y = _spirals(1500, seed=1)
+    on = olbook.SVM(kernel, C=C, tol=1e-8).fit(X, y)
+    off = olbook.SVM(kernel, C=C, tol=1e-8, shrinking=False).fit(X, y)
+    assert on.kkt_gap_ < 1e-8 and off.kkt_gap_ < 1e-8
+    f_on, f_off = on.decision_function(X), off.decision_function(X)
+    assert np.max(np.abs(f_on - f_off)) <= 1e-6 * np.max(np.abs(f_off))
+    assert on.margin_ == pytest.approx(off.margin_, rel=1e-7)
+    # the KKT conditions over every example, set aside or not (checked from the decision values)
+    alpha = np.zeros(len(y))
+    alpha[on.support_] = on.dual_coef_[0] * y[on.support_]
+    yf = y * f_on
+    assert np.all(yf[alpha == 0] >= 1 - 1e-6) and np.all(yf[alpha == C] <= 1 + 1e-6)
+    free = (alpha > 0) & (alpha < C)
+    assert np.all(np.abs(yf[free] - 1) <= 1e-6)
+
+
+def _gap_from_decisions(m, X, y, C):
+    """m - M of Fan et al. from the decision values: -y_t G_t = y_t - (f(x_t) - b)."""
+    alpha = np.zeros(len(y))
+    alpha[m.support_] = m.dual_coef_[0] * y[m.support_]
+    v = y - (m.decision_function(X) - m.intercept_)
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+    low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
+    return np.max(v[up]) - np.min(v[low]), alpha
+
+
+def test_stopped_while_shrunk_reports_the_gap_over_every_example():
+    X, y = _spirals(1000, seed=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = olbook.SVM(kernels.gaussian(40.0), C=10.0, max_iter=450).fit(X, y)  # shrunk at 200 and 400
+    assert m.n_iter_ == 450 and any("max_iter=450" in str(w.message) for w in caught)
+    gap, alpha = _gap_from_decisions(m, X, y, 10.0)
+    assert m.kkt_gap_ == pytest.approx(gap, abs=1e-9)
+    # the intercept uses the rebuilt gradient of every example (libsvm's rule)
+    free = (alpha > 0) & (alpha < 10.0)
+    if np.any(free):
+        b = np.mean(y[free] - (m.decision_function(X[free]) - m.intercept_))
+        assert m.intercept_ == pytest.approx(b, abs=1e-9)
+
+
+def test_margin_from_the_gradient_equals_the_double_sum():
+    X, y = _spirals(600, seed=3)
+    m = olbook.SVM(kernels.gaussian(10.0), C=5.0).fit(X, y)
+    c = m.dual_coef_[0]
+    w2 = c @ kernels.gram(m.kernel, m.support_vectors_) @ c
+    assert m.margin_ == pytest.approx(1.0 / np.sqrt(w2), rel=1e-10)
+
+
+def test_overflowing_kernel_is_rejected_and_state_kept():
+    X, y = separable(0)
+    m = olbook.SVM(C=1.0).fit(X, y)
+    before = snapshot(m)
+    with pytest.raises(ValueError, match="non-finite values"):
+        m.fit(X * 1e160, y)
+    assert_same_state(before, m)
+
+
+def test_custom_callable_kernel_uses_the_whole_gram_matrix():
+    X, y = _spirals(400, seed=4)
+    seen = []
+
+    def k(A, B):
+        seen.append((A.shape[0], B.shape[0]))
+        return kernels.gaussian(3.0)(A, B)
+
+    ours = olbook.SVM(k, C=1.0, tol=1e-9).fit(X, y)
+    assert seen[0] == (400, 400)
+    builtin = olbook.SVM(kernels.gaussian(3.0), C=1.0, tol=1e-9).fit(X, y)
+    f, g = ours.decision_function(X), builtin.decision_function(X)
+    assert np.max(np.abs(f - g)) <= 1e-7 * np.max(np.abs(g))
