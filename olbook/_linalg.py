@@ -1,14 +1,18 @@
 """Two compiled steps on a Cholesky factor, shared by the second-order learners (chapter 6).
 
-A learner that keeps a positive definite matrix :math:`\\Sigma` stores the lower
-Cholesky factor :math:`L` of its inverse, :math:`\\Sigma^{-1} = LL^\\top`. Then
+A learner that keeps a positive definite matrix :math:`\\Sigma` stores a Cholesky
+factor of its inverse, :math:`\\Sigma^{-1} = LL^\\top` with :math:`L` lower triangular.
+It stores it *transposed*: the array is the upper triangular :math:`R = L^\\top`,
+row-major, so that every loop below runs along a contiguous row of memory (and is
+vectorized). Then
 
 * :func:`solve_with_factor` gives :math:`\\Sigma\\mathbf x` and
   :math:`v = \\mathbf x^\\top\\Sigma\\mathbf x` by two triangular solves, and
 * :func:`rank_one_update` turns :math:`LL^\\top` into :math:`LL^\\top + \\mathbf w\\mathbf w^\\top`
   by plane rotations,
 
-both in :math:`O(d^2)`, with every sum in one fixed order (the same bits on every CPU).
+both in :math:`O(d^2)`, with every sum in one fixed order (the blocked dot products
+of :mod:`olbook._rowops`, and element-wise updates), so the same bits on every CPU.
 """
 
 from __future__ import annotations
@@ -18,60 +22,85 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["solve_with_factor", "rank_one_update", "covariance_from_cholesky"]
+from ._rowops import _lane_dot
+
+__all__ = ["solve_with_factor", "forward_solve", "back_solve", "rank_one_update", "covariance_from_cholesky"]
 
 
 @numba.njit(cache=True)
-def solve_with_factor(L, x, z, Sx):  # pragma: no cover - compiled
-    """Fill ``z = L^{-1} x`` and ``Sx = L^{-T} z = (L L')^{-1} x``.
+def solve_with_factor(R, x, z, Sx):  # pragma: no cover - compiled
+    """Fill ``z = L^{-1} x`` and ``Sx = L^{-T} z = (L L')^{-1} x``, where ``R = L'``.
 
-    Returns ``v = z.z = x' Sigma x``.
+    Returns ``v = z.z = x' Sigma x`` (:func:`forward_solve` then :func:`back_solve`).
     """
-    d = x.shape[0]
-    for j in range(d):
-        acc = x[j]
-        for k in range(j):
-            acc -= L[j, k] * z[k]
-        z[j] = acc / L[j, j]
-    for j in range(d - 1, -1, -1):
-        acc = z[j]
-        for k in range(j + 1, d):
-            acc -= L[k, j] * Sx[k]
-        Sx[j] = acc / L[j, j]
-    v = 0.0
-    for j in range(d):
-        v += z[j] * z[j]
+    v = forward_solve(R, x, z)
+    back_solve(R, z, Sx)
     return v
 
 
 @numba.njit(cache=True)
-def rank_one_update(L, w):  # pragma: no cover - compiled
-    """Make ``L`` the Cholesky factor of ``L L' + w w'`` (``w`` is overwritten)."""
-    d = w.shape[0]
-    for k in range(d):
-        r = math.hypot(L[k, k], w[k])
-        cs = r / L[k, k]
-        sn = w[k] / L[k, k]
-        L[k, k] = r
-        for j in range(k + 1, d):
-            L[j, k] = (L[j, k] + sn * w[j]) / cs
-            w[j] = cs * w[j] - sn * L[j, k]
+def forward_solve(R, x, z):  # pragma: no cover - compiled
+    """Fill ``z = L^{-1} x`` (``R = L'``) and return ``v = z.z``.
+
+    The solve of ``R' z = x`` subtracts each solved ``z_j`` times row ``j`` of ``R``
+    from the rest, ``j = 0, 1, ...``; ``v`` is a blocked dot product.
+    """
+    d = x.shape[0]
+    for j in range(d):
+        z[j] = x[j]
+    for j in range(d):
+        zj = z[j] / R[j, j]
+        z[j] = zj
+        for k in range(j + 1, d):
+            z[k] -= R[j, k] * zj
+    return _lane_dot(z, 0, z, 0, d)
 
 
 @numba.njit(cache=True)
-def covariance_from_cholesky(L):  # pragma: no cover - compiled
-    r""":math:`\Sigma = (LL^\top)^{-1} = M^\top M`, :math:`M = L^{-1}`, fixed order.
+def back_solve(R, z, Sx):  # pragma: no cover - compiled
+    """Fill ``Sx = R^{-1} z``: the blocked dot product of row ``j`` of ``R`` with the
+    solved part of ``Sx``, ``j = d-1, ..., 0``."""
+    d = z.shape[0]
+    for j in range(d - 1, -1, -1):
+        Sx[j] = (z[j] - _lane_dot(R, j * d + j + 1, Sx, j + 1, d - j - 1)) / R[j, j]
+
+
+@numba.njit(cache=True)
+def rank_one_update(R, w):  # pragma: no cover - compiled
+    """Make ``R`` (``= L'``) the factor of ``L L' + w w'`` (``w`` is overwritten).
+
+    Row ``k`` of ``R`` and ``w`` are turned by the plane rotation
+    ``c = R[k, k] / r``, ``s = w[k] / r``, ``r = sqrt(R[k, k]^2 + w[k]^2)``, which zeroes
+    ``w[k]``; ``k = 0, 1, ...``. No division in the inner loop: it is one vector loop.
+    """
+    d = w.shape[0]
+    for k in range(d):
+        r = math.sqrt(R[k, k] * R[k, k] + w[k] * w[k])  # squares stay finite: the learners cap each step
+        c = R[k, k] / r
+        s = w[k] / r
+        R[k, k] = r
+        row, rest = R[k, k + 1:], w[k + 1:]  # views from 0: the loop is vectorized
+        for j in range(row.shape[0]):
+            rj = row[j]
+            wj = rest[j]
+            row[j] = c * rj + s * wj
+            rest[j] = c * wj - s * rj
+
+
+@numba.njit(cache=True)
+def covariance_from_cholesky(R):  # pragma: no cover - compiled
+    r""":math:`\Sigma = (LL^\top)^{-1} = M^\top M`, :math:`M = L^{-1}`, :math:`L = R^\top`, fixed order.
 
     Exactly symmetric (each entry is the same sum of the same products).
     """
-    d = L.shape[0]
+    d = R.shape[0]
     M = np.zeros((d, d))
     for col in range(d):  # L M[:, col] = e_col
         for j in range(col, d):
             acc = 1.0 if j == col else 0.0
             for k in range(col, j):
-                acc -= L[j, k] * M[k, col]
-            M[j, col] = acc / L[j, j]
+                acc -= R[k, j] * M[k, col]
+            M[j, col] = acc / R[j, j]
     S = np.empty((d, d))
     for j in range(d):
         for k in range(j, d):

@@ -5,45 +5,138 @@ Every piece of olbook that asks "does the perceptron err on this example?"
 computes the score with :func:`row_score`, so that they agree to the last bit
 even on examples whose score is within rounding error of 0.
 
-The sums are added strictly left to right, with no ``fastmath`` flag: the
-result is the IEEE-754 result of one fixed order of operations, so it is the
-same on every x86-64 or ARM CPU whatever its vector width, and the same with
-``NUMBA_CPU_NAME=generic``. (A BLAS ``X @ w`` is not: OpenBLAS picks its
-kernel, and with it the order of the additions, from the CPU it runs on.)
-This is also scikit-learn's order in its SGD loop, so olbook's perceptron
-gives scikit-learn's weights to the bit.
+**The order of the additions.** A dot product :math:`\\sum_j a_j b_j` is added
+in one fixed *blocked* order, :data:`LANES` = 8 partial sums:
+
+* term :math:`j` goes to partial sum :math:`s_{j \\bmod 8}`, and each partial sum
+  adds its terms in increasing :math:`j` (starting from 0.0);
+* the partial sums are combined in a fixed tree,
+  :math:`((s_0 + s_1) + (s_2 + s_3)) + ((s_4 + s_5) + (s_6 + s_7))`.
+
+Every operation is one IEEE-754 multiplication or addition in that order, with
+no ``fastmath`` flag and no fused multiply-add, so the result is the same on
+every x86-64 or ARM CPU whatever its vector width, and the same with
+``NUMBA_CPU_NAME=generic`` (a BLAS ``X @ w`` is not: OpenBLAS picks its kernel,
+and with it the order of the additions, from the CPU it runs on). The eight
+partial sums are independent, so the loop runs as one 8-wide vector (or two
+4-wide, or eight scalar) accumulators: the compiler does not have to reorder
+anything to vectorize it, and it is not allowed to. The loop is written with
+explicit vector operations (:func:`_lane_dot`), because LLVM's vectorizers do
+not turn eight scalar accumulators into one vector by themselves.
+
+The same order serves sparse rows (:func:`csr_row_score`): a stored entry in
+column :math:`j` goes to :math:`s_{j \\bmod 8}` in increasing :math:`j`; the zeros
+a dense row holds add nothing, so a sparse row and its dense copy give the same
+bits. This is not scikit-learn's order (one accumulator, left to right): the two
+agree exactly wherever the products and their partial sums are exact, as on
+:mod:`olbook.data`'s dyadic grids and on small integers, and otherwise may differ
+in the last bits.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.core.errors import TypingError
+from numba.extending import intrinsic
 
-__all__ = ["row_score", "row_dots", "row_sqnorms", "rowwise_dots"]
+__all__ = ["LANES", "row_score", "row_dots", "row_sqnorms", "rowwise_dots", "dot", "csr_row_score",
+           "csr_row_dots", "blocked_sum_reference"]
+
+#: Number of partial sums of every fixed-order dot product.
+LANES = 8
+
+
+@intrinsic
+def _lane_dot(typingctx, a, oa, b, ob, d):
+    """``sum_k a.flat[oa + k] * b.flat[ob + k]`` for ``k < d`` in the blocked order.
+
+    ``a`` and ``b`` are C-contiguous float64 arrays (any dimension); the offsets
+    index their flat data. Built as explicit ``<8 x double>`` operations: lane
+    ``k`` of the accumulator adds the terms ``k, k + 8, k + 16, ...`` in order,
+    the ``d mod 8`` last terms go to lanes ``0, 1, ...`` and the lanes are
+    combined in the fixed tree of the module docstring.
+    """
+    for arr in (a, b):
+        if not (isinstance(arr, types.Array) and arr.dtype == types.float64 and arr.layout == "C"):
+            raise TypingError(f"_lane_dot needs C-contiguous float64 arrays; got {arr}")
+    sig = types.float64(a, types.intp, b, types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):
+        aty, _, bty, _, _ = signature.args
+        av = context.make_array(aty)(context, builder, args[0])
+        bv = context.make_array(bty)(context, builder, args[2])
+        dbl, i32, i64 = ir.DoubleType(), ir.IntType(32), ir.IntType(64)
+        vt = ir.VectorType(dbl, LANES)
+        pa = builder.gep(av.data, [args[1]])
+        pb = builder.gep(bv.data, [args[3]])
+        d = args[4]
+        nb = builder.sdiv(d, ir.Constant(i64, LANES))
+        acc = cgutils.alloca_once_value(builder, ir.Constant(vt, [0.0] * LANES))
+        vptr = vt.as_pointer()
+        with cgutils.for_range(builder, nb) as loop:
+            off = builder.mul(loop.index, ir.Constant(i64, LANES))
+            xa = builder.load(builder.bitcast(builder.gep(pa, [off]), vptr), align=8)
+            xb = builder.load(builder.bitcast(builder.gep(pb, [off]), vptr), align=8)
+            builder.store(builder.fadd(builder.load(acc), builder.fmul(xa, xb)), acc)
+        start = builder.mul(nb, ir.Constant(i64, LANES))
+        with cgutils.for_range(builder, builder.sub(d, start)) as loop:
+            j = builder.add(start, loop.index)
+            p = builder.fmul(builder.load(builder.gep(pa, [j])), builder.load(builder.gep(pb, [j])))
+            v = builder.load(acc)
+            lane = builder.trunc(loop.index, i32)
+            builder.store(builder.insert_element(v, builder.fadd(builder.extract_element(v, lane), p), lane), acc)
+        v = builder.load(acc)
+        s = [builder.extract_element(v, ir.Constant(i32, k)) for k in range(LANES)]
+        while len(s) > 1:  # ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+            s = [builder.fadd(s[k], s[k + 1]) for k in range(0, len(s), 2)]
+        return s[0]
+
+    return sig, codegen
+
+
+@numba.njit(cache=True)
+def _nonfinite(X, i):  # pragma: no cover - compiled
+    s = 0.0
+    for j in range(X.shape[1]):
+        s += X[i, j] - X[i, j]
+    return s
 
 
 @numba.njit(cache=True)
 def row_score(w, X, i):
-    """Return ``(w . X[i], s)`` where ``s = sum_j (X[i, j] - X[i, j])``.
+    """Return ``(dot(w, X[i]), s)`` where ``s = sum_j (X[i, j] - X[i, j])``.
 
     ``x - x`` is 0 for a finite ``x`` and NaN for NaN or inf, so ``s != 0``
-    exactly when row ``i`` holds a NaN or an inf: checking the input costs no
-    second read of the row. Only the first ``X.shape[1]`` entries of ``w`` are
-    used. The terms are added in order ``j = 0, 1, ...``.
+    exactly when row ``i`` holds a NaN or an inf. The check costs no second read
+    of the row: a NaN or an inf in the row makes the score NaN or infinite
+    (``w_j x_j`` is then NaN or infinite, and no finite term can cancel it), so
+    ``s`` is computed only when the score is not finite. ``w`` and ``X`` are
+    C-contiguous; only the first ``X.shape[1]`` entries of ``w`` are used. The
+    terms are added in the blocked order of the module (:data:`LANES` partial sums).
     """
-    f = 0.0
-    nonfinite = 0.0
-    for j in range(X.shape[1]):
-        f += w[j] * X[i, j]
-        nonfinite += X[i, j] - X[i, j]
-    return f, nonfinite
+    d = X.shape[1]
+    f = _lane_dot(w, 0, X, i * d, d)
+    if np.isfinite(f):
+        return f, 0.0
+    return f, _nonfinite(X, i)
+
+
+@numba.njit(cache=True)
+def dot(a, b):
+    """``a . b`` of two C-contiguous float64 vectors of one length, in the blocked order."""
+    return _lane_dot(a, 0, b, 0, a.shape[0])
 
 
 @numba.njit(cache=True)
 def _row_dots(X, w):  # pragma: no cover - compiled
     out = np.empty(X.shape[0])
+    d = X.shape[1]
     for i in range(X.shape[0]):
-        out[i], _ = row_score(w, X, i)
+        out[i] = _lane_dot(w, 0, X, i * d, d)
     return out
 
 
@@ -52,14 +145,15 @@ def row_dots(X: np.ndarray, w: np.ndarray) -> np.ndarray:
 
     ``X`` is a C-contiguous 2-D float64 array and ``w`` a float64 vector of length ``X.shape[1]``.
     """
-    return _row_dots(X, w)
+    return _row_dots(X, np.ascontiguousarray(w, dtype=np.float64))
 
 
 def rowwise_dots(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``(A * B).sum(axis=1)``: the dot product of each row of ``A`` with the same row of ``B``, left to right.
+    """``(A * B).sum(axis=1)``: the dot product of each row of ``A`` with the same row of ``B``.
 
     ``A`` and ``B`` are C-contiguous 2-D float64 arrays of the same shape (for the
-    experts of chapter 5: distributions times losses, one round per row).
+    experts of chapter 5: distributions times losses, one round per row); the
+    blocked order of :func:`row_score`.
     """
     return _rowwise_dots(A, B)
 
@@ -67,14 +161,71 @@ def rowwise_dots(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 @numba.njit(cache=True)
 def _rowwise_dots(A, B):  # pragma: no cover - compiled
     out = np.empty(A.shape[0])
+    m = A.shape[1]
     for t in range(A.shape[0]):
-        acc = 0.0
-        for i in range(A.shape[1]):
-            acc += A[t, i] * B[t, i]
-        out[t] = acc
+        out[t] = _lane_dot(A, t * m, B, t * m, m)
     return out
 
 
 def row_sqnorms(X: np.ndarray) -> np.ndarray:
     """Squared Euclidean norm of every row of ``X``, in the fixed order of :func:`row_score`."""
     return _rowwise_dots(X, X)
+
+
+@numba.njit(cache=True)
+def csr_row_score(w, data, indices, start, stop, acc):
+    """:func:`row_score` of a sparse row: the stored entries ``data[start:stop]`` in columns
+    ``indices[start:stop]`` (increasing, no duplicates: scipy's canonical CSR).
+
+    Returns ``(w . x, s)`` with the same bits as :func:`row_score` on the dense row:
+    the entry of column ``j`` goes to partial sum ``j mod 8``, in increasing ``j``,
+    and the partial sums are combined in the same tree. ``acc`` is a scratch array
+    of :data:`LANES` floats (overwritten). O(number of stored entries).
+    """
+    for k in range(8):
+        acc[k] = 0.0
+    nonfinite = 0.0
+    for p in range(start, stop):
+        x = data[p]
+        j = indices[p]
+        acc[j & 7] += w[j] * x
+        nonfinite += x - x
+    f = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+    return f, nonfinite
+
+
+@numba.njit(cache=True)
+def csr_row_sqnorm(data, indices, start, stop, acc):
+    """Squared norm of a sparse row in the blocked order (the bits of the dense :func:`row_sqnorms`)."""
+    for k in range(8):
+        acc[k] = 0.0
+    for p in range(start, stop):
+        acc[indices[p] & 7] += data[p] * data[p]
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+
+
+@numba.njit(cache=True)
+def _csr_row_dots(data, indices, indptr, w):  # pragma: no cover - compiled
+    n = indptr.shape[0] - 1
+    out = np.empty(n)
+    acc = np.empty(8)
+    for i in range(n):
+        out[i], _ = csr_row_score(w, data, indices, indptr[i], indptr[i + 1], acc)
+    return out
+
+
+def csr_row_dots(X, w: np.ndarray) -> np.ndarray:
+    """:func:`row_dots` of a canonical ``scipy.sparse`` CSR matrix: the bits of the dense rows."""
+    return _csr_row_dots(X.data, X.indices, X.indptr, np.ascontiguousarray(w, dtype=np.float64))
+
+
+def blocked_sum_reference(a, b) -> float:
+    """The blocked-order dot product in plain Python floats (one IEEE rounding per operation).
+
+    The specification that :func:`row_score` and :func:`csr_row_score` follow, for tests.
+    """
+    s = [0.0] * LANES
+    for j, (p, q) in enumerate(zip(np.asarray(a, dtype=float).tolist(), np.asarray(b, dtype=float).tolist(),
+                                   strict=True)):
+        s[j % LANES] += p * q
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))

@@ -63,7 +63,7 @@ def sop_epoch(X, y, w, M, a, mistakes, updates):
 
 
 class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
-    r"""The second-order perceptron (Cesa-Bianchi, Conconi and Gentile, SIAM J. Comput. 34(3), 2005).
+    r"""The second-order perceptron (Cesa-Bianchi, Conconi and Gentile, SIAM Journal on Computing 34(3), 2005).
 
     Predicts :math:`\operatorname{sign}(\mathbf v^\top(aI + S S^\top + \mathbf x\mathbf x^\top)^{-1}\mathbf x)`,
     where :math:`S` holds the examples of the past mistakes (updates) and
@@ -78,6 +78,19 @@ class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
     ----------
     a : float > 0, default=1.0
     max_iter : int, default=1
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import SecondOrderPerceptron
+    >>> clf = SecondOrderPerceptron().fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
 
     def __init__(self, a: float = 1.0, max_iter: int = 1):
@@ -110,10 +123,11 @@ class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
 
 
 @numba.njit(cache=True)
-def iellip_epoch(X, y, w, L, c0, b, mistakes, updates):
-    """One pass of IELLIP; ``w`` and ``L`` change in place.
+def iellip_epoch(X, y, w, R, c0, b, mistakes, updates):
+    """One pass of IELLIP; ``w`` and ``R`` change in place.
 
-    ``L`` is the Cholesky factor of the inverse of ``A``.
+    ``R`` is ``L'``, the transpose of the Cholesky factor ``L`` of the inverse of ``A``
+    (see :mod:`olbook._linalg`).
 
     On a mistake (``y w.x <= 0``) with ``v = x' A x > 0``: ``g = y x / sqrt(v)``,
     ``w += (1 - y w.x) / sqrt(v) * A g`` and ``A <- (A - c A g g' A) / (1 - c)``, i.e.
@@ -132,7 +146,7 @@ def iellip_epoch(X, y, w, L, c0, b, mistakes, updates):
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         updates[i] = False
         if y[i] * f <= 0.0:
-            v = solve_with_factor(L, X[i], z, Ax)
+            v = solve_with_factor(R, X[i], z, Ax)
             if v > 0.0:
                 step = (1.0 - y[i] * f) / v
                 for j in range(d):
@@ -140,9 +154,9 @@ def iellip_epoch(X, y, w, L, c0, b, mistakes, updates):
                 s = math.sqrt(1.0 - c)
                 for j in range(d):
                     g[j] = math.sqrt(c) * y[i] * X[i, j] / math.sqrt(v)
-                    for k in range(j + 1):
-                        L[j, k] *= s
-                rank_one_update(L, g)  # (1 - c) A^{-1} + c g g'
+                    for k in range(j, d):
+                        R[j, k] *= s
+                rank_one_update(R, g)  # (1 - c) A^{-1} + c g g'
                 updates[i] = True
         c *= b
     return c, -1
@@ -176,6 +190,19 @@ class IELLIP(LinearPredictorMixin, OnlineLearner):
         The current ``c``.
     covariance_ : ndarray of shape (d, d)
         The matrix :math:`A` of the ellipsoid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import IELLIP
+    >>> clf = IELLIP().fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
 
     def __init__(self, a: float = 1.0, b: float = 0.3, c: float = 0.1, max_iter: int = 1):

@@ -20,16 +20,17 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._rowops import row_score
+from ._rowops import csr_row_score, dot, row_score
 from ._validation import (
     check_bool,
     check_open_unit,
     check_positive_float,
     check_positive_int,
+    is_sparse,
     non_finite_error,
 )
 
-__all__ = ["ROMMA", "ALMA", "OGDClassifier", "romma_epoch", "alma_epoch", "ogd_epoch"]
+__all__ = ["ROMMA", "ALMA", "OGDClassifier", "romma_epoch", "alma_epoch", "ogd_epoch", "ogd_epoch_csr"]
 
 
 @numba.njit(cache=True)
@@ -60,8 +61,10 @@ def romma_epoch(X, y, w, aggressive, mistakes, updates):
         updates[i] = False
         if not violated:
             continue
-        ww, _ = row_score(w, w[None, :], 0)
-        xx, _ = row_score(X[i], X, i)
+        ww = dot(w, w)
+        xx = dot(X[i], X[i])
+        if xx == 0.0:  # the zero example: no v has y v.x >= 1; no update
+            continue
         if ww == 0.0:
             if xx > 0.0:
                 for j in range(d):
@@ -102,7 +105,7 @@ def alma_epoch(X, y, w, k0, alpha, B, C, mistakes, updates):
         if nonfinite != 0.0:
             return k, i
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        xx, _ = row_score(X[i], X, i)
+        xx = dot(X[i], X[i])
         updates[i] = False
         if xx == 0.0:
             continue
@@ -111,7 +114,7 @@ def alma_epoch(X, y, w, k0, alpha, B, C, mistakes, updates):
             eta = C / math.sqrt(k)
             for j in range(d):
                 w[j] += eta * y[i] * X[i, j] / nx
-            ww, _ = row_score(w, w[None, :], 0)
+            ww = dot(w, w)
             if ww > 1.0:
                 s = math.sqrt(ww)
                 for j in range(d):
@@ -152,6 +155,32 @@ def ogd_epoch(X, y, w, t0, eta, decay, logistic, mistakes, updates):
     return t, -1
 
 
+@numba.njit(cache=True)
+def ogd_epoch_csr(data, indices, indptr, y, w, t0, eta, decay, logistic, mistakes, updates):
+    """:func:`ogd_epoch` on a CSR matrix ``(data, indices, indptr)``: O(nnz), the bits of the dense loop."""
+    n = indptr.shape[0] - 1
+    acc = np.empty(8)
+    t = t0
+    for i in range(n):
+        start, stop = indptr[i], indptr[i + 1]
+        f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
+        if nonfinite != 0.0:
+            return t, i
+        t += 1
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        m = y[i] * f
+        if logistic:
+            g = 1.0 / (1.0 + math.exp(m)) if m > -700.0 else 1.0
+        else:
+            g = 1.0 if m < 1.0 else 0.0
+        step = (eta / math.sqrt(t) if decay else eta) * g
+        updates[i] = step > 0.0
+        if updates[i]:
+            for p in range(start, stop):
+                w[indices[p]] += step * y[i] * data[p]
+    return t, -1
+
+
 class _Linear(LinearPredictorMixin, OnlineLearner):
     """Weights ``coef_`` from 0, no intercept (append a constant feature for one)."""
 
@@ -178,6 +207,19 @@ class ROMMA(_Linear):
     aggressive : bool, default=False
         Update whenever :math:`y\,\mathbf w^\top\mathbf x < 1`, not only on mistakes.
     max_iter : int, default=1
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import ROMMA
+    >>> clf = ROMMA().fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
 
     def __init__(self, aggressive: bool = False, max_iter: int = 1):
@@ -218,6 +260,19 @@ class ALMA(_Linear):
     ----------
     k_ : int
         One more than the number of updates so far.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import ALMA
+    >>> clf = ALMA().fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
 
     def __init__(self, p: float = 2, alpha: float = 1.0, B: float | None = None, C: float | None = None,
@@ -270,7 +325,25 @@ class OGDClassifier(_Linear):
     ----------
     t_ : int
         Rounds played (the step schedule continues across passes).
+
+    A ``scipy.sparse`` CSR ``X`` is read in O(nnz) per pass (:func:`ogd_epoch_csr`),
+    with the bits of the dense loop.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import OGDClassifier
+    >>> clf = OGDClassifier(loss="hinge").fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
+
+    _accepts_sparse = True
 
     def __init__(self, loss: str = "hinge", eta0: float = 1.0, schedule: str = "inv_sqrt", max_iter: int = 1):
         self.loss, self.eta0, self.schedule, self.max_iter = loss, eta0, schedule, max_iter
@@ -289,9 +362,13 @@ class OGDClassifier(_Linear):
 
     def _epoch(self, X, y):
         w, mistakes, updates = self._arrays(X.shape[0])
-        t, bad = ogd_epoch(X, y, w, self.t_, float(self.eta0), self.schedule == "inv_sqrt",
-                           self.loss == "logistic", mistakes, updates)
+        args = (y, w, self.t_, float(self.eta0), self.schedule == "inv_sqrt", self.loss == "logistic",
+                mistakes, updates)
+        if is_sparse(X):
+            t, bad = ogd_epoch_csr(X.data, X.indices, X.indptr, *args)
+        else:
+            t, bad = ogd_epoch(X, *args)
         if bad >= 0:
-            raise non_finite_error(X)
+            raise non_finite_error(X.data if is_sparse(X) else X)
         self.coef_, self.t_ = w, int(t)
         return mistakes, updates

@@ -21,7 +21,11 @@ not only on mistakes: ``n_updates_`` is usually larger than ``mistakes_``.
 With ``fit_intercept=True`` the examples are augmented with a constant 1 (so
 :math:`\|\mathbf x_t\|^2` includes it); with ``fit_intercept=False`` the weights
 are scikit-learn's ``SGDClassifier(loss="hinge", learning_rate="pa1" | "pa2",
-eta0=C, penalty=None)`` to the bit (PA-I, PA-II).
+eta0=C, penalty=None)`` (PA-I, PA-II) up to the last bits: olbook adds each score in
+the blocked order of :mod:`olbook._rowops`, scikit-learn left to right.
+
+A ``scipy.sparse`` CSR ``X`` is read in O(nnz) per pass (:func:`pa_epoch_csr`),
+with the bits of the dense loop.
 """
 
 from __future__ import annotations
@@ -30,10 +34,10 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._rowops import row_score
-from ._validation import check_bool, check_positive_float, check_positive_int, non_finite_error
+from ._rowops import csr_row_score, csr_row_sqnorm, dot, row_score
+from ._validation import check_bool, check_positive_float, check_positive_int, is_sparse, non_finite_error
 
-__all__ = ["PassiveAggressive", "pa_epoch", "pa_step_size"]
+__all__ = ["PassiveAggressive", "pa_epoch", "pa_epoch_csr", "pa_step_size"]
 
 _VARIANTS = ("PA", "PA-I", "PA-II")
 
@@ -67,14 +71,48 @@ def pa_epoch(X, y, w, b, fit_intercept, variant, C, mistakes, updates):
             f += b
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         loss = max(0.0, 1.0 - y[i] * f)
-        sqnorm, _ = row_score(X[i], X, i)
-        if fit_intercept:
-            sqnorm += 1.0
-        updates[i] = loss > 0.0 and sqnorm > 0.0
+        updates[i] = False
+        sqnorm = 0.0
+        if loss > 0.0:
+            x = X[i]
+            sqnorm = dot(x, x)
+            if fit_intercept:
+                sqnorm += 1.0
+            updates[i] = sqnorm > 0.0
         if updates[i]:
             step = pa_step_size(loss, sqnorm, variant, C) * y[i]
             for j in range(d):
                 w[j] += step * X[i, j]
+            if fit_intercept:
+                b += step
+    return b, -1
+
+
+@numba.njit(cache=True)
+def pa_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, variant, C, mistakes, updates):
+    """:func:`pa_epoch` on a CSR matrix ``(data, indices, indptr)``: O(nnz), the bits of the dense loop."""
+    n = indptr.shape[0] - 1
+    acc = np.empty(8)
+    for i in range(n):
+        start, stop = indptr[i], indptr[i + 1]
+        f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
+        if nonfinite != 0.0:
+            return b, i
+        if fit_intercept:
+            f += b
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        loss = max(0.0, 1.0 - y[i] * f)
+        updates[i] = False
+        sqnorm = 0.0
+        if loss > 0.0:
+            sqnorm = csr_row_sqnorm(data, indices, start, stop, acc)
+            if fit_intercept:
+                sqnorm += 1.0
+            updates[i] = sqnorm > 0.0
+        if updates[i]:
+            step = pa_step_size(loss, sqnorm, variant, C) * y[i]
+            for p in range(start, stop):
+                w[indices[p]] += step * data[p]
             if fit_intercept:
                 b += step
     return b, -1
@@ -106,7 +144,22 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
     K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer, "Online
     passive-aggressive algorithms", JMLR 7:551-585, 2006, section 3 (the updates)
     and theorems 1-4 (the bounds).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import PassiveAggressive
+    >>> clf = PassiveAggressive(variant="PA-I", C=1.0).fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 2)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
+
+    _accepts_sparse = True
 
     def __init__(self, variant: str = "PA-I", C: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
         self.variant = variant
@@ -130,9 +183,13 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
         w = self.coef_.copy()
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
-        b, bad = pa_epoch(X, y, w, float(self.intercept_), bool(self.fit_intercept),
-                          _VARIANTS.index(self.variant), float(self.C), mistakes, updates)
+        args = (y, w, float(self.intercept_), bool(self.fit_intercept), _VARIANTS.index(self.variant),
+                float(self.C), mistakes, updates)
+        if is_sparse(X):
+            b, bad = pa_epoch_csr(X.data, X.indices, X.indptr, *args)
+        else:
+            b, bad = pa_epoch(X, *args)
         if bad >= 0:
-            raise non_finite_error(X)
+            raise non_finite_error(X.data if is_sparse(X) else X)
         self.coef_, self.intercept_ = w, float(b)
         return mistakes, updates

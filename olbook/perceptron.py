@@ -11,11 +11,20 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._rowops import row_dots, row_score, row_sqnorms
-from ._validation import all_finite, check_bool, check_positive_int, check_X, non_finite_error
+from ._rowops import csr_row_dots, csr_row_score, csr_row_sqnorm, row_dots, row_score, row_sqnorms
+from ._validation import (
+    all_finite,
+    check_bool,
+    check_positive_int,
+    check_X,
+    check_X_sparse,
+    is_sparse,
+    non_finite_error,
+)
 
 __all__ = [
     "perceptron_epoch",
+    "perceptron_epoch_csr",
     "Perceptron",
     "NormalizedPerceptron",
     "AveragedPerceptron",
@@ -54,18 +63,51 @@ def perceptron_epoch(X, y, w, b, fit_intercept, mistakes, updates):
     return b, -1
 
 
+@numba.njit(cache=True)
+def perceptron_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, mistakes, updates):
+    """:func:`perceptron_epoch` on a CSR matrix ``(data, indices, indptr)``: O(nnz) per pass.
+
+    The score of a row adds its stored entries in the blocked order of
+    :func:`olbook._rowops.csr_row_score` and an update touches only them, so the
+    weights, mistakes and updates are those of the dense loop on ``X.toarray()``,
+    to the last bit.
+    """
+    n = indptr.shape[0] - 1
+    acc = np.empty(8)
+    for i in range(n):
+        start, stop = indptr[i], indptr[i + 1]
+        f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
+        if nonfinite != 0.0:
+            return b, i
+        if fit_intercept:
+            f += b
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        updates[i] = y[i] * f <= 0.0
+        if updates[i]:
+            for p in range(start, stop):
+                w[indices[p]] += y[i] * data[p]
+            if fit_intercept:
+                b += y[i]
+    return b, -1
+
+
 def run_epoch(X, y, w, b, fit_intercept):
     """Run :func:`perceptron_epoch` on a copy of ``w``; raise ``ValueError`` on NaN/inf.
 
-    Returns ``(w, b, mistakes, updates)``; the caller's ``w`` is not changed.
+    A canonical CSR ``X`` runs :func:`perceptron_epoch_csr` instead. Returns
+    ``(w, b, mistakes, updates)``; the caller's ``w`` is not changed.
     """
     n = X.shape[0]
     w = w.copy()
     mistakes = np.empty(n, dtype=np.bool_)
     updates = np.empty(n, dtype=np.bool_)
-    b, bad = perceptron_epoch(X, y, w, float(b), bool(fit_intercept), mistakes, updates)
+    args = (y, w, float(b), bool(fit_intercept), mistakes, updates)
+    if is_sparse(X):
+        b, bad = perceptron_epoch_csr(X.data, X.indices, X.indptr, *args)
+    else:
+        b, bad = perceptron_epoch(X, *args)
     if bad >= 0:
-        raise non_finite_error(X)
+        raise non_finite_error(X.data if is_sparse(X) else X)
     return w, float(b), mistakes, updates
 
 
@@ -84,7 +126,11 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
     One pass in the given order is the online perceptron; more passes, in the
     same order, are cyclic PLA, which stops after the first pass with no update.
     The result is identical to ``sklearn.linear_model.Perceptron(shuffle=False,
-    max_iter=max_iter, tol=None, eta0=1.0, alpha=0.0, fit_intercept=...)``.
+    max_iter=max_iter, tol=None, eta0=1.0, alpha=0.0, fit_intercept=...)``
+    whenever no score lies within rounding error of 0 (always on the dyadic data of
+    :mod:`olbook.data`): olbook adds each score in a fixed blocked order
+    (:mod:`olbook._rowops`), scikit-learn left to right. ``X`` may be a
+    ``scipy.sparse`` matrix: O(nnz) per pass, the bits of the dense computation.
 
     If some unit vector :math:`\mathbf u` has :math:`y_t\mathbf u^\top\mathbf x_t \ge \gamma`
     and :math:`\|\mathbf x_t\| \le R` for all :math:`t`, the number of
@@ -115,7 +161,24 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
     F. Rosenblatt, "The perceptron: a probabilistic model for information storage
     and organization in the brain", Psychological Review 65(6), 1958.
     A. B. J. Novikoff, "On convergence proofs on perceptrons", 1962.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import Perceptron
+    >>> clf = Perceptron().fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> clf.coef_
+    array([2., 1.])
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
+
+    _accepts_sparse = True
 
     def __init__(self, fit_intercept: bool = False, max_iter: int = 1):
         self.fit_intercept = fit_intercept
@@ -176,18 +239,49 @@ def normalize_rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
 
     The examples the :class:`NormalizedPerceptron` learns on (book section 1.4).
     Raises ``ValueError`` for NaN/inf and for a zero row, which has no direction.
+    A canonical CSR ``X`` (:func:`olbook._validation.check_X_sparse`) gives a CSR
+    result with the bits of the dense one, in O(nnz).
     """
+    if is_sparse(X):
+        return _normalize_csr(X, fit_intercept)
     if not all_finite(X):
         raise non_finite_error(X)
     A = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
     norms = np.sqrt(row_sqnorms(np.ascontiguousarray(A)))
+    _refuse_zero_rows(norms)
+    return A / norms[:, None]
+
+
+@numba.njit(cache=True)
+def _csr_sqnorms(data, indices, indptr):  # pragma: no cover - compiled
+    n = indptr.shape[0] - 1
+    out = np.empty(n)
+    acc = np.empty(8)
+    for i in range(n):
+        out[i] = csr_row_sqnorm(data, indices, indptr[i], indptr[i + 1], acc)
+    return out
+
+
+def _normalize_csr(X, fit_intercept: bool):
+    import scipy.sparse as sp
+
+    if not np.all(np.isfinite(X.data)):
+        raise non_finite_error(X.data)
+    A = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr") if fit_intercept else X.copy()
+    A.sum_duplicates()
+    norms = np.sqrt(_csr_sqnorms(A.data, A.indices, A.indptr))
+    _refuse_zero_rows(norms)
+    A.data = A.data / np.repeat(norms, np.diff(A.indptr))
+    return A
+
+
+def _refuse_zero_rows(norms: np.ndarray) -> None:
     zero = np.flatnonzero(norms == 0.0)
     if zero.size:
         raise ValueError(
             f"example {int(zero[0])} is the zero vector; the normalized perceptron "
             "scales every example to unit norm and cannot scale it."
         )
-    return A / norms[:, None]
 
 
 class NormalizedPerceptron(Perceptron):
@@ -210,6 +304,9 @@ class NormalizedPerceptron(Perceptron):
     scaling is positive, ``predict`` agrees with ``sign(X @ coef_ + intercept_)``
     on the raw examples, and ``decision_function`` returns the normalized score.
 
+    The zero vector has no direction: ``fit`` and ``partial_fit`` refuse an
+    all-zero example (without ``fit_intercept``) with a ``ValueError``, by design.
+
     Parameters
     ----------
     fit_intercept : bool, default=False
@@ -219,6 +316,19 @@ class NormalizedPerceptron(Perceptron):
     ----------
     A. Blum, J. Hopcroft, R. Kannan, *Foundations of Data Science*, chapter on
     learning (the *Foundations of Data Science* draft), theorem "perceptron on unit vectors".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import NormalizedPerceptron
+    >>> clf = NormalizedPerceptron().fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
 
     def _init_state(self, n_features: int) -> None:
@@ -246,8 +356,9 @@ class NormalizedPerceptron(Perceptron):
     def decision_function(self, X) -> np.ndarray:
         """Score :math:`\\mathbf w^\\top \\hat{\\mathbf a}` of each normalized example."""
         self._check_fitted()
-        Xa = check_X(X, n_features=self.n_features_in_)
-        return row_dots(normalize_rows(Xa, self._intercept), self._w)
+        Xa = check_X_sparse(X, n_features=self.n_features_in_, estimator=self, accept_sparse=True)
+        A = normalize_rows(Xa, self._intercept)
+        return csr_row_dots(A, self._w) if is_sparse(A) else row_dots(A, self._w)
 
 
 def pass_sum(X, y, updates, w0, b0, fit_intercept):
@@ -261,14 +372,36 @@ def pass_sum(X, y, updates, w0, b0, fit_intercept):
     weight vectors that follow it in the pass, so the sum is
     :math:`n\mathbf w_0 + \sum_{s\ \mathrm{updated}} (n - s)\,y_s\mathbf x_s`
     (book section 1.6, ``perc-sec-averaged``). Rows are added in order: the same
-    bits on every CPU. Returns ``(w_sum, b_sum)``.
+    bits on every CPU, in O(d) memory (no copy of the updated rows), on a dense or a
+    canonical CSR ``X``. Returns ``(w_sum, b_sum)``.
     """
     n = X.shape[0]
     idx = np.flatnonzero(updates)
     lasting = (n - idx) * y[idx]
-    w_sum = n * w0 + (lasting[:, None] * X[idx]).sum(axis=0)
+    total = np.zeros(w0.shape[0])
+    if is_sparse(X):
+        _add_rows_csr(X.data, X.indices, X.indptr, idx, lasting, total)
+    else:
+        _add_rows(X, idx, lasting, total)
+    w_sum = n * w0 + total
     b_sum = n * b0 + (lasting.sum() if fit_intercept else 0.0)
     return w_sum, b_sum
+
+
+@numba.njit(cache=True)
+def _add_rows(X, idx, coef, out):  # pragma: no cover - compiled
+    """``out[j] += coef[k] * X[idx[k], j]`` for k = 0, 1, ... in order (each column summed in order)."""
+    for k in range(idx.shape[0]):
+        for j in range(X.shape[1]):
+            out[j] += coef[k] * X[idx[k], j]
+
+
+@numba.njit(cache=True)
+def _add_rows_csr(data, indices, indptr, idx, coef, out):  # pragma: no cover - compiled
+    """:func:`_add_rows` on CSR rows: the same bits, O(nnz of the rows)."""
+    for k in range(idx.shape[0]):
+        for p in range(indptr[idx[k]], indptr[idx[k] + 1]):
+            out[indices[p]] += coef[k] * data[p]
 
 
 class AveragedPerceptron(Perceptron):
@@ -302,6 +435,19 @@ class AveragedPerceptron(Perceptron):
     ----------
     Y. Freund and R. E. Schapire, "Large margin classification using the
     perceptron algorithm", Machine Learning 37(3), 1999.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import AveragedPerceptron
+    >>> clf = AveragedPerceptron(max_iter=3).fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
 
     _stop_when_converged = False
@@ -312,6 +458,8 @@ class AveragedPerceptron(Perceptron):
         self.coef_ = np.zeros(n_features)
         self.intercept_ = 0.0
         self._rounds = 0
+        self._w_total = np.zeros(n_features)  # the sum of all weight vectors so far
+        self._b_total = 0.0
 
     def _epoch(self, X, y):
         n = X.shape[0]
@@ -319,10 +467,13 @@ class AveragedPerceptron(Perceptron):
         self.last_coef_, self.last_intercept_, mistakes, updates = run_epoch(
             X, y, w0, b0, self.fit_intercept)
         w_sum, b_sum = pass_sum(X, y, updates, w0, b0, self.fit_intercept)
-        t0 = self._rounds
-        self._rounds = t0 + n
-        self.coef_ = (t0 * self.coef_ + w_sum) / self._rounds
-        self.intercept_ = float((t0 * self.intercept_ + b_sum) / self._rounds)
+        # Keep the sum, divide once: the mean of all rounds, (t0 * mean + S) / (t0 + n)
+        # without the rounding of t0 * mean.
+        self._rounds += n
+        self._w_total = self._w_total + w_sum
+        self._b_total = float(self._b_total + b_sum)
+        self.coef_ = self._w_total / self._rounds
+        self.intercept_ = self._b_total / self._rounds
         return mistakes, updates
 
 
@@ -356,6 +507,19 @@ class VotedPerceptron(Perceptron):
     ----------
     Y. Freund and R. E. Schapire, "Large margin classification using the
     perceptron algorithm", Machine Learning 37(3), 1999.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import VotedPerceptron
+    >>> clf = VotedPerceptron(max_iter=3).fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 1)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
     """
 
     _stop_when_converged = False
@@ -375,7 +539,8 @@ class VotedPerceptron(Perceptron):
         counts[-1] += idx[0] if idx.size else n  # rounds the last vector survived
         if idx.size:
             # Running sums in the order the kernel adds them: v_{k+1} = v_k + y x.
-            steps = np.vstack([w0, y[idx, None] * X[idx]])
+            rows = X[idx].toarray() if is_sparse(X) else X[idx]
+            steps = np.vstack([w0, y[idx, None] * rows])
             new_vectors = np.cumsum(steps, axis=0)[1:]
             b_steps = np.concatenate([[b0], y[idx] if self.fit_intercept else np.zeros(idx.size)])
             new_intercepts = np.cumsum(b_steps)[1:]
@@ -392,10 +557,11 @@ class VotedPerceptron(Perceptron):
         A number in [-1, 1]: the weighted fraction of +1 votes minus that of -1 votes.
         """
         self._check_fitted()
-        Xa = check_X(X, n_features=self.n_features_in_)
+        Xa = check_X_sparse(X, n_features=self.n_features_in_, estimator=self, accept_sparse=True)
+        dots = csr_row_dots if is_sparse(Xa) else row_dots
         scores = np.empty((Xa.shape[0], len(self.vectors_)))
         for k, v in enumerate(self.vectors_):  # row_dots, not BLAS: the same votes on every CPU
-            scores[:, k] = row_dots(Xa, v)
+            scores[:, k] = dots(Xa, v)
         votes = np.where(scores + self.intercepts_ > 0.0, 1.0, -1.0)
         total = self.counts_.sum()
         return votes @ self.counts_ / total if total > 0 else np.full(Xa.shape[0], -1.0)

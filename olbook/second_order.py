@@ -30,14 +30,17 @@ examples it erred on; it lives with the ellipsoid method IELLIP in
 :mod:`olbook.ellipsoid` and is re-exported here.
 
 olbook keeps the Cholesky factor :math:`L` of the precision
-:math:`\Sigma^{-1} = LL^\top`, never :math:`\Sigma` itself: a covariance downdate is a
+:math:`\Sigma^{-1} = LL^\top` (stored as :math:`R = L^\top`, see :mod:`olbook._linalg`),
+never :math:`\Sigma` itself: a covariance downdate is a
 precision *update* :math:`LL^\top + c\,\mathbf x\mathbf x^\top` (Sherman-Morrison,
 :func:`precision_increment`), done with plane rotations, so :math:`\Sigma` stays
 symmetric positive definite however many rounds are played (subtracting
 :math:`\beta\Sigma\mathbf x\mathbf x^\top\Sigma` from :math:`\Sigma`, as LIBOL does,
 loses symmetry and then definiteness in floating point). Every sum is added in one
 fixed order (no BLAS, no ``fastmath``), so the outputs are the same on every CPU.
-One round costs :math:`O(d^2)`, and :math:`O(d)` with ``diagonal=True``.
+One round costs :math:`O(d^2)`, and :math:`O(d)` with ``diagonal=True``; the diagonal
+learners also take a ``scipy.sparse`` CSR ``X``, in O(nnz) per round
+(:func:`gaussian_epoch_diagonal_csr`), with the bits of the dense loop.
 """
 
 from __future__ import annotations
@@ -49,13 +52,14 @@ import numpy as np
 from scipy.stats import norm
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._linalg import covariance_from_cholesky, rank_one_update, solve_with_factor
-from ._rowops import row_score
+from ._linalg import back_solve, covariance_from_cholesky, forward_solve, rank_one_update
+from ._rowops import csr_row_score, dot, row_score
 from ._validation import (
     check_bool,
     check_open_unit,
     check_positive_float,
     check_positive_int,
+    is_sparse,
     non_finite_error,
 )
 from .ellipsoid import SecondOrderPerceptron, sop_epoch
@@ -71,6 +75,7 @@ __all__ = [
     "coefficients",
     "gaussian_epoch",
     "gaussian_epoch_diagonal",
+    "gaussian_epoch_diagonal_csr",
     "precision_increment",
     "covariance_from_cholesky",
 ]
@@ -163,12 +168,14 @@ def precision_increment(rule, m, v, a, b, alpha, beta):
 
 
 @numba.njit(cache=True)
-def gaussian_epoch(X, y, mu, L, rule, a, b, mistakes, updates):
-    r"""One pass of a Gaussian learner over ``(X, y)``; ``mu``, ``L`` change in place.
+def gaussian_epoch(X, y, mu, R, rule, a, b, mistakes, updates):
+    r"""One pass of a Gaussian learner over ``(X, y)``; ``mu``, ``R`` change in place.
 
-    ``L`` is the lower Cholesky factor of the precision :math:`\Sigma^{-1} = LL^\top`.
-    Per round, two triangular solves give :math:`\mathbf z = L^{-1}\mathbf x` and
-    :math:`\Sigma\mathbf x = L^{-\top}\mathbf z`, so :math:`v = \|\mathbf z\|^2 \ge 0`;
+    ``R`` is :math:`L^\top`, the transpose of the lower Cholesky factor of the precision
+    :math:`\Sigma^{-1} = LL^\top` (upper triangular, so that each loop reads a row).
+    Per round, a triangular solve gives :math:`\mathbf z = L^{-1}\mathbf x`, so
+    :math:`v = \|\mathbf z\|^2 \ge 0`, and, on an update, a second one
+    :math:`\Sigma\mathbf x = L^{-\top}\mathbf z`;
     the update
     :math:`\Sigma \leftarrow \Sigma - \beta\Sigma\mathbf x\mathbf x^\top\Sigma`
     is the rank-one *update*
@@ -186,19 +193,20 @@ def gaussian_epoch(X, y, mu, L, rule, a, b, mistakes, updates):
         if nonfinite != 0.0:
             return i
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        v = solve_with_factor(L, X[i], z, Sx)
+        x = X[i]
+        v = forward_solve(R, x, z)
         alpha, beta = coefficients(rule, y[i] * f, v, a, b)
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
+            back_solve(R, z, Sx)  # Sigma x, needed only to update
             for j in range(d):
                 mu[j] += alpha * y[i] * Sx[j]
             c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            xx, _ = row_score(X[i], X, i)
-            if not c * xx <= _MAX_PRECISION_STEP:  # CW on noisy data: see the class
+            if not c * dot(x, x) <= _MAX_PRECISION_STEP:  # CW on noise: see the class
                 continue
             for j in range(d):
-                w[j] = math.sqrt(c) * X[i, j]
-            rank_one_update(L, w)
+                w[j] = math.sqrt(c) * x[j]
+            rank_one_update(R, w)
     return -1
 
 
@@ -212,28 +220,70 @@ def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
     the diagonal of :math:`c\,\mathbf x\mathbf x^\top`,
     :math:`q_j^2 \mathrel{+}= c x_j^2`, so every :math:`q_j` only grows. The arithmetic
     is that of :func:`gaussian_epoch` on a diagonal factor: on examples with one nonzero
-    coordinate the two give the same bits.
+    coordinate the two give the same bits. Every sum is a blocked dot product
+    (:mod:`olbook._rowops`).
     """
     n, d = X.shape
+    z = np.empty(d)
     for i in range(n):
         f, nonfinite = row_score(mu, X, i)
         if nonfinite != 0.0:
             return i
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        v = 0.0
+        x = X[i]
         for j in range(d):
-            zj = X[i, j] / q[j]
-            v += zj * zj
+            z[j] = x[j] / q[j]
+        v = dot(z, z)
         alpha, beta = coefficients(rule, y[i] * f, v, a, b)
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
             c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            xx, _ = row_score(X[i], X, i)
-            grow = c * xx <= _MAX_PRECISION_STEP
+            grow = c * dot(x, x) <= _MAX_PRECISION_STEP
             for j in range(d):
-                mu[j] += alpha * y[i] * (X[i, j] / q[j] / q[j])
+                mu[j] += alpha * y[i] * (x[j] / q[j] / q[j])
                 if grow:
-                    q[j] = math.hypot(q[j], math.sqrt(c) * X[i, j])
+                    sx = math.sqrt(c) * x[j]
+                    q[j] = math.sqrt(q[j] * q[j] + sx * sx)
+    return -1
+
+
+@numba.njit(cache=True)
+def gaussian_epoch_diagonal_csr(data, indices, indptr, y, mu, q, rule, a, b, mistakes, updates):
+    """:func:`gaussian_epoch_diagonal` on a CSR matrix ``(data, indices, indptr)``: O(nnz) per round.
+
+    A zero coordinate adds nothing to the sums and leaves its ``mu_j`` and ``q_j``
+    as they are (``sqrt(q * q + 0) = q``), so the bits are those of the dense loop.
+    """
+    n = indptr.shape[0] - 1
+    acc = np.empty(8)
+    for i in range(n):
+        start, stop = indptr[i], indptr[i + 1]
+        f, nonfinite = csr_row_score(mu, data, indices, start, stop, acc)
+        if nonfinite != 0.0:
+            return i
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        for k in range(8):
+            acc[k] = 0.0
+        for p in range(start, stop):
+            zj = data[p] / q[indices[p]]
+            acc[indices[p] & 7] += zj * zj
+        v = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+        alpha, beta = coefficients(rule, y[i] * f, v, a, b)
+        updates[i] = alpha != 0.0 or beta != 0.0
+        if updates[i]:
+            c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
+            for k in range(8):
+                acc[k] = 0.0
+            for p in range(start, stop):
+                acc[indices[p] & 7] += data[p] * data[p]
+            xx = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+            grow = c * xx <= _MAX_PRECISION_STEP
+            for p in range(start, stop):
+                j = indices[p]
+                mu[j] += alpha * y[i] * (data[p] / q[j] / q[j])
+                if grow:
+                    sx = math.sqrt(c) * data[p]
+                    q[j] = math.sqrt(q[j] * q[j] + sx * sx)
     return -1
 
 
@@ -241,6 +291,11 @@ class _Gaussian(LinearPredictorMixin, OnlineLearner):
     """Shared state and loop: mean ``coef_``, covariance ``covariance_`` (starts at ``a I``)."""
 
     _rule = -1
+
+    @property
+    def _accepts_sparse(self) -> bool:
+        """The diagonal learners read CSR in O(nnz); the full ones keep a d x d factor (dense only)."""
+        return isinstance(self.diagonal, (bool, np.bool_)) and bool(self.diagonal)
 
     def _params(self) -> tuple[float, float]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -278,15 +333,24 @@ class _Gaussian(LinearPredictorMixin, OnlineLearner):
         if bool(self.fit_intercept) != self._intercept or bool(self.diagonal) != self._diagonal:
             raise ValueError("fit_intercept or diagonal changed since this learner started; "
                              "call fit to start again.")
-        A = np.hstack([X, np.ones((X.shape[0], 1))]) if self._intercept else X
-        n = A.shape[0]
+        n = X.shape[0]
         mu, S = self._mu.copy(), self._precision.copy()
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
         p, q = self._params()
-        run = gaussian_epoch_diagonal if self._diagonal else gaussian_epoch
-        if run(np.ascontiguousarray(A), y, mu, S, self._rule, p, q, mistakes, updates) >= 0:
-            raise non_finite_error(X)
+        if is_sparse(X):
+            import scipy.sparse as sp
+
+            A = sp.hstack([X, np.ones((n, 1))], format="csr") if self._intercept else X
+            A.sum_duplicates()
+            bad = gaussian_epoch_diagonal_csr(A.data, A.indices, A.indptr, y, mu, S, self._rule, p, q,
+                                              mistakes, updates)
+        else:
+            A = np.hstack([X, np.ones((n, 1))]) if self._intercept else X
+            run = gaussian_epoch_diagonal if self._diagonal else gaussian_epoch
+            bad = run(np.ascontiguousarray(A), y, mu, S, self._rule, p, q, mistakes, updates)
+        if bad >= 0:
+            raise non_finite_error(X.data if is_sparse(X) else X)
         self._mu, self._precision = mu, S
         self._split()
         return mistakes, updates
@@ -325,7 +389,20 @@ class AROW(_Gaussian):
     Parameters
     ----------
     r : float > 0, default=1.0
-        The regularization :math:`r` (larger: smaller steps).""" + _COMMON
+        The regularization :math:`r` (larger: smaller steps).""" + _COMMON + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import AROW
+    >>> clf = AROW(r=1.0).fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 3)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
+"""
     _rule = _AROW
 
     def __init__(self, r: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
@@ -344,7 +421,20 @@ class NAROW(_Gaussian):
 
     Parameters
     ----------
-    b : float > 0, default=1.0""" + _COMMON
+    b : float > 0, default=1.0""" + _COMMON + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import NAROW
+    >>> clf = NAROW().fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 2)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
+"""
     _rule = _NAROW
 
     def __init__(self, b: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
@@ -364,7 +454,20 @@ class NormalHerd(_Gaussian):
 
     Parameters
     ----------
-    C : float > 0, default=1.0""" + _COMMON
+    C : float > 0, default=1.0""" + _COMMON + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import NormalHerd
+    >>> clf = NormalHerd().fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 3)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
+"""
     _rule = _NHERD
 
     def __init__(self, C: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
@@ -393,7 +496,20 @@ class ConfidenceWeighted(_Gaussian):
     Parameters
     ----------
     eta : float in (1/2, 1), default=0.9
-        The required probability of a correct prediction.""" + _COMMON
+        The required probability of a correct prediction.""" + _COMMON + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import ConfidenceWeighted
+    >>> clf = ConfidenceWeighted(eta=0.9).fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 2)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
+"""
     _rule = _CW
 
     def __init__(self, eta: float = 0.9, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
@@ -425,7 +541,20 @@ class SCW(_Gaussian):
     ----------
     variant : {"I", "II"}, default="I"
     C : float > 0, default=1.0
-    eta : float in (1/2, 1), default=0.9""" + _COMMON
+    eta : float in (1/2, 1), default=0.9""" + _COMMON + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import SCW
+    >>> clf = SCW(variant="I").fit(X, y)
+    >>> clf.mistakes_, clf.n_updates_
+    (1, 2)
+    >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
+    >>> clf.predict(X_new)
+    array([ 1, -1])
+"""
 
     def __init__(self, variant: str = "I", C: float = 1.0, eta: float = 0.9, a: float = 1.0,
                  diagonal: bool = False, fit_intercept: bool = False, max_iter: int = 1):

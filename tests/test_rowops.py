@@ -1,5 +1,6 @@
-"""Fixed-order arithmetic: olbook's scores are the left-to-right sums, and its results are the same
-under another BLAS kernel and numba's generic CPU (the second setting of ``make test``)."""
+"""Fixed-order arithmetic: olbook's scores are the blocked sums of ``olbook._rowops`` (8 partial sums
+over strided positions, combined in a fixed tree), dense and sparse alike, and its results are the
+same under another BLAS kernel and numba's generic CPU (the second setting of ``make test``)."""
 
 from __future__ import annotations
 
@@ -13,36 +14,81 @@ import numpy as np
 import pytest
 
 import olbook
-from olbook._rowops import row_dots, row_score, row_sqnorms, rowwise_dots
+from olbook._rowops import (
+    LANES,
+    blocked_sum_reference,
+    csr_row_dots,
+    dot,
+    row_dots,
+    row_score,
+    row_sqnorms,
+    rowwise_dots,
+)
+
+
+def _blocked(a, b) -> float:
+    """The specification, written out here independently of olbook: term j to partial sum j mod 8."""
+    s = [0.0] * 8
+    for j, (p, q) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
+        s[j % 8] += p * q  # Python floats: one IEEE rounding per operation, in this order
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
 
 
 def _left_to_right(a, b) -> float:
     s = 0.0
     for p, q in zip(a.tolist(), b.tolist(), strict=True):
-        s += p * q  # Python floats: one IEEE rounding per operation, in this order
+        s += p * q
     return s
 
 
-@pytest.mark.parametrize("d", [1, 3, 17, 64, 101])
-def test_row_score_is_the_left_to_right_sum(d):
+@pytest.mark.parametrize("d", [1, 3, 7, 8, 9, 15, 16, 17, 64, 101])
+def test_row_score_is_the_blocked_sum(d):
     rng = np.random.default_rng(d)
     X = rng.standard_normal((25, d)) * 10.0 ** rng.integers(-8, 8, size=(25, d))  # rounding matters here
     w = rng.standard_normal(d)
     dots, sq = row_dots(X, w), row_sqnorms(X)
     for i in range(X.shape[0]):
         f, nonfinite = row_score(w, X, i)
-        assert f == _left_to_right(w, X[i]) == dots[i]
+        assert f == _blocked(w, X[i]) == dots[i] == blocked_sum_reference(w, X[i]) == dot(w, X[i])
         assert nonfinite == 0.0
-        assert sq[i] == _left_to_right(X[i], X[i])
+        assert sq[i] == _blocked(X[i], X[i])
+
+
+def test_the_blocked_order_is_not_left_to_right_on_rounding_data():
+    """The test above could not tell the two orders apart if they always agreed: they do not."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((200, 101)) * 10.0 ** rng.integers(-8, 8, size=(200, 101))
+    w = rng.standard_normal(101)
+    differ = sum(row_dots(X, w)[i] != _left_to_right(w, X[i]) for i in range(200))
+    assert differ > 0 and LANES == 8
+
+
+def test_the_orders_agree_on_dyadic_data():
+    """On exact products (small integers, olbook.data's grids) every order gives the same sum,
+    which is why olbook's perceptron still equals scikit-learn's there."""
+    rng = np.random.default_rng(6)
+    X = rng.integers(-50, 51, size=(100, 37)).astype(float) / 64.0
+    w = rng.integers(-1000, 1001, size=37).astype(float)
+    assert [float(v) for v in row_dots(X, w)] == [_left_to_right(w, x) for x in X]
 
 
 @pytest.mark.parametrize("m", [1, 3, 17, 100])
-def test_rowwise_dots_are_the_left_to_right_sums(m):
+def test_rowwise_dots_are_the_blocked_sums(m):
     rng = np.random.default_rng(m)
     A = rng.standard_normal((30, m)) * 10.0 ** rng.integers(-8, 8, size=(30, m))
     B = rng.standard_normal((30, m))
     out = rowwise_dots(A, B)
-    assert [float(v) for v in out] == [_left_to_right(A[t], B[t]) for t in range(30)]
+    assert [float(v) for v in out] == [_blocked(A[t], B[t]) for t in range(30)]
+
+
+@pytest.mark.parametrize("d", [1, 9, 40, 101])
+def test_sparse_rows_give_the_bits_of_the_dense_rows(d):
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(d)
+    X = rng.standard_normal((60, d)) * 10.0 ** rng.integers(-8, 8, size=(60, d))
+    X[rng.random((60, d)) < 0.6] = 0.0
+    w = rng.standard_normal(d)
+    assert np.array_equal(csr_row_dots(sp.csr_matrix(X), w), row_dots(X, w))
 
 
 def test_row_score_flags_non_finite_rows():
@@ -54,7 +100,7 @@ def test_row_score_flags_non_finite_rows():
 def test_decision_function_uses_the_fixed_order():
     X, y = olbook.data.load_binary("breast_cancer", standardize=True)
     clf = olbook.Perceptron(max_iter=1).fit(X, y)  # one pass: no ConvergenceWarning
-    expected = np.array([_left_to_right(clf.coef_, x) for x in X]) + clf.intercept_
+    expected = np.array([_blocked(clf.coef_, x) for x in X]) + clf.intercept_
     assert np.array_equal(clf.decision_function(X), expected)
 
 
@@ -67,7 +113,15 @@ _SCRIPT = textwrap.dedent(
     norm = olbook.NormalizedPerceptron(max_iter=5).fit(Xr, yr)
     avg = olbook.AveragedPerceptron(max_iter=5, fit_intercept=True).fit(Xr, yr)
     voted = olbook.VotedPerceptron(max_iter=2).fit(Xr, yr)
+    import scipy.sparse as sp
+    Xs = Xr.copy()
+    Xs[np.abs(Xs) < 0.8] = 0.0
+    pa = olbook.PassiveAggressive("PA-II", max_iter=3).fit(sp.csr_matrix(Xs), yr)
+    arow = olbook.AROW(max_iter=2).fit(Xr, yr)
+    scw = olbook.SCW("II", diagonal=True).fit(sp.csr_matrix(Xs), yr)
     print(json.dumps({
+        "pa": pa.coef_.tobytes().hex(), "arow": [arow.coef_.tobytes().hex(), arow.covariance_.tobytes().hex()],
+        "scw": [scw.coef_.tobytes().hex(), scw.covariance_.tobytes().hex()],
         "X": X.tobytes().hex(), "order": order.tolist(),
         "norm": [norm.coef_.tobytes().hex(), norm.trace_.updates.tolist(), norm.decision_function(Xr).tobytes().hex()],
         "avg": [avg.coef_.tobytes().hex(), avg.intercept_, avg.decision_function(Xr).tobytes().hex()],

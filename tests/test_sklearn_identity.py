@@ -1,4 +1,11 @@
-"""olbook's perceptrons are scikit-learn's: Perceptron bitwise, AveragedPerceptron up to rounding."""
+"""olbook's perceptrons are scikit-learn's: Perceptron bitwise, AveragedPerceptron up to rounding.
+
+olbook adds each score in its fixed blocked order (``olbook._rowops``), scikit-learn left to right;
+the two scores can differ in the last bits, but the perceptron's weights are sums of the examples
+it updated on, so they are equal to the bit whenever no score lies within rounding error of 0
+(which decides the same updates): on every data set here, dyadic (olbook.data), integer or Gaussian.
+The scores are compared up to rounding.
+"""
 
 from __future__ import annotations
 
