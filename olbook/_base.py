@@ -8,8 +8,11 @@
   convex optimization (OGD), with ``reset``, ``predict``, ``update`` and ``run``.
 
 Batch learners (the pocket, the SVM, boosting) are plain scikit-learn
-estimators. Every classifier has ``classes_ == CLASSES`` (int64 ``[-1, 1]``) and
-predicts int64 labels.
+estimators. Every binary classifier computes with the labels -1 and +1 inside
+and takes any two labels, as scikit-learn does: ``classes_`` holds them sorted,
+``classes_[1]`` is +1 inside (:func:`olbook._validation.check_binary_targets`),
+and predictions come back in the original labels. With the labels -1 and +1,
+``classes_ == CLASSES`` (int64 ``[-1, 1]``) and predictions are int64 -1/+1.
 
 The online protocol (book section 1.1, label ``perc-sec-protocol``): at round
 :math:`t` the learner sees :math:`\\mathbf x_t`, predicts
@@ -33,22 +36,51 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._rowops import row_dots
-from ._validation import ConvergenceWarning, check_labels, check_positive_int, check_X
+from ._rowops import csr_row_dots, row_dots
+from ._validation import (
+    CLASSES,
+    ConvergenceWarning,
+    binary_classes,
+    check_binary_targets,
+    check_positive_int,
+    check_X_sparse,
+    is_sparse,
+)
 
-__all__ = ["CLASSES", "Trace", "OnlineLearner", "GameLearner", "LinearPredictorMixin", "predict_from_scores"]
+__all__ = [
+    "CLASSES",
+    "BinaryClassifierMixin",
+    "Trace",
+    "OnlineLearner",
+    "GameLearner",
+    "LinearPredictorMixin",
+    "predict_from_scores",
+]
 
 
-#: The labels of every olbook classifier, and the dtype of its predictions.
-CLASSES = np.array([-1, 1], dtype=np.int64)
+def predict_from_scores(scores: np.ndarray, classes: np.ndarray = CLASSES) -> np.ndarray:
+    """Labels from real-valued scores: ``classes[1]`` where the score is > 0, else ``classes[0]``.
 
-
-def predict_from_scores(scores: np.ndarray) -> np.ndarray:
-    """Labels from real-valued scores: +1 where the score is > 0, else -1 (int64, as ``classes_``).
-
-    A score of exactly 0 is predicted -1, as in scikit-learn.
+    With the default ``classes`` (``CLASSES``) the labels are int64 -1 and +1.
+    A score of exactly 0 is predicted ``classes[0]``, as in scikit-learn.
     """
-    return np.where(scores > 0.0, CLASSES[1], CLASSES[0])
+    return classes[(np.asarray(scores) > 0.0).astype(np.intp)]
+
+
+class BinaryClassifierMixin:
+    """Tags of a classifier of two classes (scikit-learn's ``__sklearn_tags__``).
+
+    ``multi_class = False``: a third label is a ``ValueError``
+    (:func:`olbook._validation.check_binary_targets`); scikit-learn's checks
+    then run on two classes only. ``input_tags.sparse`` follows the class
+    attribute ``_accepts_sparse`` (CSR input; False unless a learner sets it).
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = bool(getattr(self, "_accepts_sparse", False))
+        return tags
 
 
 class Trace:
@@ -133,15 +165,18 @@ class LinearPredictorMixin:
     def decision_function(self, X) -> np.ndarray:
         """Signed score :math:`\\mathbf w^\\top \\mathbf x + b` of each example, shape (n_samples,)."""
         self._check_fitted()
-        Xa = check_X(X, n_features=self.n_features_in_)
+        Xa = check_X_sparse(X, n_features=self.n_features_in_, estimator=self,
+                            accept_sparse=getattr(self, "_accepts_sparse", False))
+        if is_sparse(Xa):  # CSR: O(nnz), the bits of the dense rows
+            return csr_row_dots(Xa, self.coef_) + self.intercept_
         return row_dots(Xa, self.coef_) + self.intercept_  # same bits on every CPU, unlike BLAS
 
     def predict(self, X) -> np.ndarray:
-        """Predicted labels in {-1, +1} (a score of exactly 0 is predicted -1)."""
-        return predict_from_scores(self.decision_function(X))
+        """Predicted labels, ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
+        return predict_from_scores(self.decision_function(X), self.classes_)
 
 
-class OnlineLearner(ClassifierMixin, BaseEstimator):
+class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Base class of olbook's online learners: ``fit``, ``partial_fit`` and the trace.
 
     Subclasses implement three methods:
@@ -174,7 +209,9 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         Whether the last pass made no update (then further passes over the
         same data change nothing).
     n_features_in_ : int
-    classes_ : ndarray of int64, ``[-1, 1]``
+    classes_ : ndarray of shape (2,)
+        The two labels, sorted (int64 ``[-1, 1]`` for the labels -1/+1);
+        ``classes_[1]`` is +1 inside.
     """
 
     max_iter: int
@@ -182,6 +219,9 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
     #: the current state; False for those whose model depends on how long each
     #: state lasted (averaged, voted), where every pass counts.
     _stop_when_converged: bool = True
+    #: ``fit``/``partial_fit``/``decision_function`` take ``scipy.sparse`` input (as
+    #: canonical CSR, :func:`olbook._validation.check_X_sparse`); ``_epoch`` handles it.
+    _accepts_sparse: bool = False
 
     # --- to be provided by subclasses -------------------------------------------------
     def _validate_params(self) -> None:  # pragma: no cover - abstract
@@ -194,13 +234,19 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     # --- shared machinery -------------------------------------------------------------
-    def _encode_targets(self, y, n_samples: int, start: bool) -> tuple[np.ndarray, np.ndarray]:
+    def _check_classes(self, classes) -> np.ndarray:
+        """``classes_`` from the ``classes`` argument of the first ``partial_fit``."""
+        return binary_classes(classes)
+
+    def _encode_targets(self, y, n_samples: int, classes) -> tuple[np.ndarray, np.ndarray]:
         """Check the labels; return them as the epoch loop reads them, and ``classes_``.
 
-        Binary learners take labels -1 and +1 (as float64); the multiclass learners
-        override this.
+        ``classes`` is None at the start (then taken from ``y``), else the
+        classes every label must belong to. Binary learners read -1/+1 (float64,
+        :func:`olbook._validation.check_binary_targets`); the multiclass
+        learners override this.
         """
-        return check_labels(y, n_samples=n_samples), CLASSES.copy()
+        return check_binary_targets(y, n_samples=n_samples, classes=classes)
 
     def _start(self, n_features: int, classes: np.ndarray) -> None:
         self.classes_ = classes
@@ -239,8 +285,9 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         epochs = check_positive_int(self.max_iter, "max_iter")
-        Xa = check_X(X, finite=False)  # _epoch rejects NaN/inf
-        ya, classes = self._encode_targets(y, Xa.shape[0], True)
+        Xa = check_X_sparse(X, finite=False, accept_sparse=self._accepts_sparse,
+                            estimator=self)  # _epoch rejects NaN/inf
+        ya, classes = self._encode_targets(y, Xa.shape[0], None)
         saved = dict(self.__dict__)
         try:
             self._start(Xa.shape[1], classes)
@@ -261,12 +308,21 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)`` in order, continuing from the current state.
 
         The first call starts from the initial state; later calls must have the
         same number of features. This is the online protocol: each example is
         predicted, then its label is used.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+        classes : array_like, optional
+            Every label of the stream, as scikit-learn's ``partial_fit`` takes it:
+            needed on the first call when its ``y`` does not show them all
+            (the labels -1 and +1 need no ``classes``). Later calls may repeat it.
 
         Returns
         -------
@@ -274,8 +330,16 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         fitted = hasattr(self, "trace_")
-        Xa = check_X(X, n_features=self.n_features_in_ if fitted else None, finite=False)
-        ya, classes = self._encode_targets(y, Xa.shape[0], not fitted)
+        Xa = check_X_sparse(X, n_features=self.n_features_in_ if fitted else None, finite=False,
+                            estimator=self, accept_sparse=self._accepts_sparse)
+        if classes is not None:
+            classes = self._check_classes(classes)
+            if fitted and not np.array_equal(classes, self.classes_):
+                raise ValueError(f"classes={classes.tolist()} is not the classes_ "
+                                 f"{self.classes_.tolist()} of the first call to partial_fit.")
+        if fitted:
+            classes = self.classes_
+        ya, classes = self._encode_targets(y, Xa.shape[0], classes)
         saved = dict(self.__dict__)
         try:
             if not fitted:
@@ -288,8 +352,8 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Predicted labels in {-1, +1} (a score of exactly 0 is predicted -1)."""
-        return predict_from_scores(self.decision_function(X))
+        """Predicted labels, ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
+        return predict_from_scores(self.decision_function(X), self.classes_)
 
     def decision_function(self, X) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError

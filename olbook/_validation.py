@@ -9,19 +9,27 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numba
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils import check_scalar
+from sklearn.utils.multiclass import type_of_target
 
 __all__ = [
     "ConvergenceWarning",
+    "NonNumericError",
     "check_X",
     "all_finite",
     "non_finite_error",
     "check_X_y",
     "check_labels",
+    "check_binary_targets",
+    "binary_classes",
+    "class_labels",
+    "check_target_column",
+    "CLASSES",
     "check_positive_int",
     "check_nonnegative_int",
     "check_positive_float",
@@ -31,6 +39,15 @@ __all__ = [
     "check_bool",
     "check_rng",
 ]
+
+
+class NonNumericError(TypeError, ValueError):
+    """Input that is not numbers (a string, a dict): both a ``ValueError``, as every
+    bad input to olbook, and the ``TypeError`` scikit-learn's checks expect."""
+
+
+#: The labels every binary olbook learner uses inside, and its ``classes_`` for labels -1/+1.
+CLASSES = np.array([-1, 1], dtype=np.int64)
 
 
 def _describe(values: np.ndarray, limit: int = 6) -> str:
@@ -67,7 +84,8 @@ def non_finite_error(X: np.ndarray, name: str = "X") -> ValueError:
     return ValueError(f"{name} contains non-finite values: {n_nan} NaN and {n_inf} inf.")
 
 
-def check_X(X, *, n_features: int | None = None, name: str = "X", finite: bool = True) -> np.ndarray:
+def check_X(X, *, n_features: int | None = None, name: str = "X", finite: bool = True,
+            estimator=None) -> np.ndarray:
     """Return ``X`` as a C-contiguous 2-D float64 array, or raise ``ValueError``.
 
     Parameters
@@ -82,26 +100,37 @@ def check_X(X, *, n_features: int | None = None, name: str = "X", finite: bool =
     finite : bool, default=True
         Check for NaN and inf. Learners whose compiled loop checks each row as
         it reads it pass ``False`` (one pass over memory instead of two).
+    estimator : object, optional
+        The learner that checks ``X``; its class name appears in the message
+        of a wrong number of features (in scikit-learn's words).
     """
+    if is_sparse(X):
+        raise ValueError(f"{name} is a sparse {type(X).__name__}: sparse input is not supported "
+                         f"here; pass a dense array ({name}.toarray()).")
+    if getattr(X, "dtype", None) is not None and np.dtype(X.dtype).kind == "c":
+        raise ValueError(f"Complex data not supported: {name} must be real.")
     try:
         arr = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric; could not convert it to float64 ({exc})") from None
+        raise NonNumericError(f"{name} must be numeric; could not convert it to float64 ({exc})") from None
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features); got {arr.ndim}-D "
-            f"with shape {arr.shape}. Use X.reshape(1, -1) for a single example."
+            f"with shape {arr.shape}. Reshape your data: X.reshape(-1, 1) for a single "
+            "feature, X.reshape(1, -1) for a single example."
         )
     if arr.shape[0] == 0:
         raise ValueError(f"{name} is empty: it has 0 examples (shape {arr.shape}).")
     if arr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features (shape {arr.shape}).")
+        raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     arr = np.ascontiguousarray(arr)
     if finite and not all_finite(arr):
         raise non_finite_error(arr, name)
     if n_features is not None and arr.shape[1] != n_features:
+        who = "olbook" if estimator is None else type(estimator).__name__
         raise ValueError(
-            f"{name} has {arr.shape[1]} features, but the learner was fitted with {n_features}."
+            f"{name} has {arr.shape[1]} features, but {who} is expecting {n_features} features "
+            "as input (the number it was fitted with)."
         )
     return arr
 
@@ -109,8 +138,11 @@ def check_X(X, *, n_features: int | None = None, name: str = "X", finite: bool =
 def check_labels(y, *, n_samples: int | None = None, name: str = "y") -> np.ndarray:
     """Return ``y`` as a 1-D float64 array of labels in {-1, +1}, or raise ``ValueError``.
 
-    Labels must already be -1 and +1: olbook never guesses which class is the
-    positive one. Use ``np.where(y == positive, 1, -1)`` to map other labels.
+    For the functions of ``(X, y)`` whose meaning needs the signs (margins,
+    bounds, separators): labels must already be -1 and +1, olbook never guesses
+    which class is the positive one there. Use ``np.where(y == positive, 1, -1)``
+    to map other labels. Learners take any two labels
+    (:func:`check_binary_targets`).
     """
     try:
         arr = np.asarray(y, dtype=np.float64)
@@ -137,11 +169,158 @@ def check_labels(y, *, n_samples: int | None = None, name: str = "y") -> np.ndar
     return np.ascontiguousarray(arr)
 
 
+def check_target_column(y, *, n_samples: int | None = None, name: str = "y") -> np.ndarray:
+    """Return the targets ``y`` as a 1-D array (any label type), or raise ``ValueError``.
+
+    A column vector of shape (n, 1) is accepted with scikit-learn's
+    ``DataConversionWarning``; ``None``, an empty ``y``, complex, NaN or inf
+    labels, and a length other than ``n_samples`` are refused.
+    """
+    if y is None:
+        raise ValueError("this learner requires y to be passed, but the target y is None.")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples, ), for example using ravel().",
+                      DataConversionWarning, stacklevel=4)
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, one label per example; got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: it has 0 labels.")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise ValueError(
+            f"shape mismatch: X has {n_samples} examples but {name} has {arr.shape[0]} labels."
+        )
+    if arr.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} must hold class labels.")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf; labels must be finite.")
+    return arr
+
+
+def class_labels(arr: np.ndarray, name: str) -> np.ndarray:
+    """The sorted distinct labels of ``arr``; continuous targets are refused as scikit-learn does."""
+    try:
+        kind = type_of_target(arr, input_name=name)
+        classes = np.unique(arr)
+    except TypeError as exc:
+        raise ValueError(f"{name} must hold labels of one sortable type ({exc}).") from None
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(f"Unknown label type: {kind!r}. {name} must hold class labels, "
+                         f"found {classes.size} distinct values such as {classes[:3].tolist()}.")
+    return classes
+
+
+def binary_classes(classes, name: str = "classes") -> np.ndarray:
+    """``classes_`` for two labels: int64 ``[-1, 1]`` if they are -1 and +1, else the two sorted."""
+    c = np.asarray(classes)
+    if c.dtype.kind in "iuf" and c.size and np.all((c == 1) | (c == -1)):
+        return CLASSES.copy()
+    c = class_labels(c, name)
+    if c.size == 1:
+        raise ValueError(
+            f"{name} has one class, {c.tolist()[0]!r}; a binary classifier needs two classes. Labels -1 "
+            "and +1 may come one class at a time; for other labels pass classes= to partial_fit."
+        )
+    if c.size > 2:
+        raise ValueError(
+            f"Only binary classification is supported. {name} has {c.size} classes "
+            f"{_describe(c) if c.dtype.kind in 'iuf' else c[:6].tolist()}; this learner takes two "
+            "classes (olbook.MulticlassPerceptron and olbook.MulticlassPA take any number)."
+        )
+    return c
+
+
+def check_binary_targets(y, *, n_samples: int | None = None, classes=None,
+                         name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(labels, classes_)``: ``y`` as float64 -1/+1, and the two classes it names.
+
+    With ``classes=None`` the classes are taken from ``y``, as scikit-learn
+    does: labels -1 and +1 (one or both) give ``classes_ = CLASSES``
+    (int64 ``[-1, 1]``), any two other labels ``classes_ = np.unique(y)``;
+    ``classes_[1]`` is +1 inside the learner, ``classes_[0]`` is -1, and
+    predictions are returned as ``classes_[(score > 0)]``. One label other than
+    -1/+1, or three labels, is a ``ValueError``. With ``classes`` given
+    (``classes_`` of a fitted learner, or the ``classes`` of ``partial_fit``),
+    every label must be one of them.
+    """
+    arr = check_target_column(y, n_samples=n_samples, name=name)
+    numeric = arr.dtype.kind in "biuf"
+    if classes is None:
+        if numeric and np.all((arr == 1) | (arr == -1)) and arr.dtype.kind != "b":
+            return np.ascontiguousarray(arr, dtype=np.float64), CLASSES.copy()
+        classes = binary_classes(arr, name)
+    if classes.dtype == CLASSES.dtype and np.array_equal(classes, CLASSES) and numeric:
+        positive = arr == 1
+        known = positive | (arr == -1)
+    else:
+        positive = np.broadcast_to(np.asarray(arr == classes[1]), arr.shape)
+        known = positive | np.broadcast_to(np.asarray(arr == classes[0]), arr.shape)
+    if not np.all(known):
+        try:
+            found = np.unique(arr[~known])[:5]
+        except TypeError:
+            found = arr[~known][:5]
+        raise ValueError(f"{name} has labels {np.asarray(found).tolist()} that are not among the "
+                         f"classes {classes.tolist()} of this learner.")
+    return np.where(positive, 1.0, -1.0), classes
+
+
 def check_X_y(X, y, *, n_features: int | None = None, finite: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Check examples and labels together (see :func:`check_X`, :func:`check_labels`)."""
     Xa = check_X(X, n_features=n_features, finite=finite)
     ya = check_labels(y, n_samples=Xa.shape[0])
     return Xa, ya
+
+
+def is_sparse(X) -> bool:
+    """True if ``X`` is a ``scipy.sparse`` matrix or array (SciPy is imported only if it is loaded)."""
+    import sys
+
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(X)
+
+
+def check_X_sparse(X, *, accept_sparse: bool, n_features: int | None = None, name: str = "X",
+                   finite: bool = True, estimator=None):
+    """:func:`check_X`, or, for a ``scipy.sparse`` ``X``, a canonical CSR float64 matrix.
+
+    Canonical: indices sorted within each row and no duplicates (what the
+    compiled sparse loops need to add in the fixed order of
+    :func:`olbook._rowops.csr_row_score`); ``X`` is copied only if it is not
+    already CSR float64 in canonical form. A learner that does not take sparse
+    input (``accept_sparse=False``) gets a ``ValueError`` naming it. ``finite``
+    checks the stored values for NaN and inf.
+    """
+    if not is_sparse(X):
+        return check_X(X, n_features=n_features, name=name, finite=finite, estimator=estimator)
+    who = "this learner" if estimator is None else type(estimator).__name__
+    if not accept_sparse:
+        raise ValueError(
+            f"{name} is a scipy.sparse matrix, but {who} takes dense arrays only (it keeps an "
+            "O(d^2) state or needs whole rows); pass X.toarray() if it fits in memory."
+        )
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D; got a sparse array of shape {X.shape}.")
+    csr = X.tocsr()
+    if csr.dtype != np.float64:
+        csr = csr.astype(np.float64)
+    if not csr.has_canonical_format:
+        csr = csr.copy() if csr is X else csr
+        csr.sum_duplicates()
+    if csr.shape[0] == 0:
+        raise ValueError(f"{name} is empty: it has 0 examples (shape {csr.shape}).")
+    if csr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={csr.shape}) while a minimum of 1 is required.")
+    if finite and not np.all(np.isfinite(csr.data)):
+        raise non_finite_error(csr.data, name)
+    if n_features is not None and csr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {csr.shape[1]} features, but {who} is expecting {n_features} features "
+            "as input (the number it was fitted with)."
+        )
+    return csr
 
 
 def _scalar(value, name: str, kind, what: str, **bounds):

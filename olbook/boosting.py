@@ -17,10 +17,10 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._base import CLASSES, predict_from_scores
-from ._validation import check_positive_float, check_positive_int, check_X, check_X_y
+from ._base import BinaryClassifierMixin, predict_from_scores
+from ._validation import check_binary_targets, check_positive_float, check_positive_int, check_X
 
 __all__ = ["AdaBoost", "Boosting", "DecisionStump", "WeakLearnerWarning", "odd_ceil", "round_gain", "stump_errors"]
 
@@ -65,6 +65,17 @@ class WeakLearnerWarning(UserWarning):
     """A weak hypothesis has weighted error >= 1/2: it is no better than a coin."""
 
 
+def _check_data(X, y, estimator=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Examples, labels as -1/+1 and ``classes_`` (any two labels; see ``check_binary_targets``).
+
+    ``estimator`` is an ensemble's weak learner, checked first.
+    """
+    _check_estimator(estimator)
+    Xa = check_X(X)
+    ya, classes = check_binary_targets(y, n_samples=Xa.shape[0])
+    return Xa, ya, classes
+
+
 def _check_sample_weight(sample_weight, n: int) -> np.ndarray:
     """Return the weights as a float64 copy, or raise ``ValueError``."""
     if sample_weight is None:
@@ -80,7 +91,7 @@ def _check_sample_weight(sample_weight, n: int) -> np.ndarray:
     if np.any(w < 0):
         raise ValueError(f"sample_weight must be >= 0; its minimum is {w.min()!r}.")
     if not w.sum() > 0:
-        raise ValueError("sample_weight sums to 0: at least one example needs a positive weight.")
+        raise ValueError("sample_weight sums to zero: at least one example needs a positive weight.")
     return w
 
 
@@ -114,7 +125,7 @@ def stump_errors(X: np.ndarray, y: np.ndarray, w: np.ndarray):
     return order, xs, err
 
 
-class DecisionStump(ClassifierMixin, BaseEstimator):
+class DecisionStump(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """The best weighted decision stump ``h(x) = s if x[j] > theta else -s`` (s = +-1).
 
     ``fit`` finds the exact minimum of the weighted error over every feature
@@ -142,22 +153,35 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         the constant stump) and ``s``.
     error_ : float
         Weighted error of the stump divided by ``sum(sample_weight)``.
-    classes_ : ndarray, ``[-1, 1]``
+    classes_ : ndarray of shape (2,)
+        The two labels, sorted (int64 ``[-1, 1]`` for -1/+1); ``classes_[1]`` is +1 inside.
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import DecisionStump
+    >>> stump = DecisionStump().fit(X, y)
+    >>> stump.feature_, stump.threshold_, stump.polarity_
+    (0, 0.0, 1)
+    >>> stump.predict(X)
+    array([ 1,  1, -1, -1])
     """
 
     def __init__(self, tol: float = 1e-9):
         self.tol = tol
 
     def fit(self, X, y, sample_weight=None) -> DecisionStump:
-        """Fit the best stump for ``sample_weight`` (default: all 1). Labels must be -1 and +1."""
+        """Fit the best stump for ``sample_weight`` (default: all 1); any two labels."""
         try:
             tol = float(self.tol)
         except (TypeError, ValueError):
             tol = float("nan")
         if not (np.isfinite(tol) and tol >= 0):
             raise ValueError(f"tol must be a finite number >= 0; got {self.tol!r}.")
-        Xa, ya = check_X_y(X, y)
+        Xa, ya, classes = _check_data(X, y)
         w = _check_sample_weight(sample_weight, Xa.shape[0])
         order, xs, err = stump_errors(Xa, ya, w)
         total = float(np.sum(w))
@@ -175,19 +199,29 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         self.threshold_ = float(theta)
         self.polarity_ = 1 if s == 0 else -1
         self.error_ = float(err[k, j, s]) / total
-        self.classes_ = CLASSES.copy()
+        self.classes_ = classes
         self.n_features_in_ = Xa.shape[1]
         return self
 
     def decision_function(self, X) -> np.ndarray:
         """``s`` where ``x[j] > theta``, else ``-s`` (floats +-1; :meth:`predict` gives int labels)."""
         check_is_fitted(self, "feature_")
-        Xa = check_X(X, n_features=self.n_features_in_)
+        Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
         return np.where(Xa[:, self.feature_] > self.threshold_, 1.0, -1.0) * self.polarity_
 
     def predict(self, X) -> np.ndarray:
         """The labels -1 / +1 (as ints, like ``classes_``)."""
-        return predict_from_scores(self.decision_function(X))
+        return predict_from_scores(self.decision_function(X), self.classes_)
+
+
+def _check_estimator(estimator) -> None:
+    """The weak learner must be a classifier whose ``fit`` takes ``sample_weight``."""
+    if estimator is None:
+        return
+    if not (hasattr(estimator, "get_params") and hasattr(estimator, "predict")
+            and has_fit_parameter(estimator, "sample_weight")):
+        raise ValueError("estimator must be a scikit-learn classifier whose fit takes sample_weight "
+                         f"(e.g. DecisionStump()); got {estimator!r}.")
 
 
 def _weak_fit(estimator, X, y, w):
@@ -198,12 +232,12 @@ def _weak_fit(estimator, X, y, w):
     return h, pred
 
 
-class _Ensemble(ClassifierMixin, BaseEstimator):
+class _Ensemble(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Shared prediction code: ``decision_function = sum_t alpha_t h_t(x)``, added in round order."""
 
     def _votes(self, X) -> np.ndarray:
         check_is_fitted(self, "estimators_")
-        Xa = check_X(X, n_features=self.n_features_in_)
+        Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
         H = np.empty((len(self.estimators_), Xa.shape[0]))
         for t, h in enumerate(self.estimators_):
             H[t] = np.where(np.asarray(h.predict(Xa), dtype=np.float64) > 0, 1.0, -1.0)
@@ -216,13 +250,13 @@ class _Ensemble(ClassifierMixin, BaseEstimator):
     def staged_predict(self, X):
         """Yield the prediction after each round (``-1`` where the score is ``<= 0``)."""
         for f in self._votes(X):
-            yield predict_from_scores(f)
+            yield predict_from_scores(f, self.classes_)
 
     def decision_function(self, X) -> np.ndarray:
         return self._votes(X)[-1]
 
     def predict(self, X) -> np.ndarray:
-        return predict_from_scores(self.decision_function(X))
+        return predict_from_scores(self.decision_function(X), self.classes_)
 
 
 class Boosting(_Ensemble):
@@ -265,6 +299,16 @@ class Boosting(_Ensemble):
     WeakLearnerWarning
         If some round's weighted error is >= 1/2 (the analysis then does not
         apply; the algorithm still runs all rounds).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import Boosting
+    >>> clf = Boosting(n_estimators=3).fit(X, y)
+    >>> clf.predict(X)
+    array([ 1,  1, -1, -1])
     """
 
     def __init__(self, n_estimators: int = 101, epsilon: float = 0.1, estimator=None):
@@ -273,13 +317,13 @@ class Boosting(_Ensemble):
         self.estimator = estimator
 
     def fit(self, X, y) -> Boosting:
-        """Run the T rounds on ``(X, y)``, labels -1 and +1."""
+        """Run the T rounds on ``(X, y)``; any two labels (``classes_[1]`` is +1)."""
         T = check_positive_int(self.n_estimators, "n_estimators")
         if T % 2 == 0:
             raise ValueError("n_estimators must be odd so that the majority vote has "
                              f"no tie; got {T}.")
         eps = check_positive_float(self.epsilon, "epsilon")
-        Xa, ya = check_X_y(X, y)
+        Xa, ya, classes = _check_data(X, y, self.estimator)
         n = Xa.shape[0]
         factor = 1.0 + eps
         w = np.ones(n)
@@ -308,7 +352,7 @@ class Boosting(_Ensemble):
         self.estimator_weights_ = np.ones(T)
         self.weighted_errors_ = errs
         self.log_weight_totals_ = log_totals
-        self.classes_ = CLASSES.copy()
+        self.classes_ = classes
         self.n_features_in_ = Xa.shape[1]
         return self
 
@@ -343,6 +387,16 @@ class AdaBoost(_Ensemble):
     Attributes
     ----------
     estimators_, estimator_weights_ (the alpha_t), estimator_errors_ (the eps_t)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import AdaBoost
+    >>> clf = AdaBoost(n_estimators=3).fit(X, y)
+    >>> clf.predict(X)
+    array([ 1,  1, -1, -1])
     """
 
     def __init__(self, n_estimators: int = 50, estimator=None):
@@ -350,9 +404,9 @@ class AdaBoost(_Ensemble):
         self.estimator = estimator
 
     def fit(self, X, y) -> AdaBoost:
-        """Run at most ``n_estimators`` rounds on ``(X, y)``, labels -1 and +1."""
+        """Run at most ``n_estimators`` rounds on ``(X, y)``; any two labels."""
         T = check_positive_int(self.n_estimators, "n_estimators")
-        Xa, ya = check_X_y(X, y)
+        Xa, ya, classes = _check_data(X, y, self.estimator)
         n = Xa.shape[0]
         D = np.ones(n)
         D /= D.sum()
@@ -392,6 +446,6 @@ class AdaBoost(_Ensemble):
         self.estimators_ = hyps
         self.estimator_weights_ = np.array(alphas)
         self.estimator_errors_ = np.array(errs)
-        self.classes_ = CLASSES.copy()
+        self.classes_ = classes
         self.n_features_in_ = Xa.shape[1]
         return self

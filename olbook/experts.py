@@ -157,6 +157,18 @@ class Halving(_Majority):
     ----------
     n_experts : int
         The number ``m`` of experts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olbook import Halving
+    >>> L = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 0, 1]])  # loss[t, i] = 1: expert i erred
+    >>> learner = Halving(4)
+    >>> trace = learner.run(L)
+    >>> int(trace.cumulative_loss[-1])  # mistakes
+    2
+    >>> learner.predict()  # the weights: only expert 2 never erred
+    array([0., 0., 1., 0.])
     """
 
     def _check_round(self, L: np.ndarray, alive: np.ndarray) -> None:
@@ -188,6 +200,18 @@ class WeightedMajority(_Majority):
         The number ``m`` of experts.
     beta : float in (0, 1), default=0.5
         The penalty factor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olbook import WeightedMajority
+    >>> L = np.array([[1, 0, 1], [1, 0, 0], [0, 1, 1], [1, 0, 1]])
+    >>> learner = WeightedMajority(3, beta=0.5)
+    >>> trace = learner.run(L)
+    >>> int(trace.cumulative_loss[-1]), int(trace.best_loss[-1])  # mistakes, best expert's mistakes
+    (3, 1)
+    >>> learner.predict().round(3)  # the weights 1/8, 1/2, 1/8, normalized
+    array([0.167, 0.667, 0.167])
     """
 
     def __init__(self, n_experts: int, beta: float = 0.5) -> None:

@@ -110,6 +110,19 @@ class Forgetron(StoredExamplesLearner):
     support_vectors_, alpha_ : the stored examples, oldest first, and their coefficients.
     Q_ : float
         The accumulated :math:`\psi` of the removals (never above ``15/32 * mistakes``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    >>> y = np.array([1, -1, -1, 1])  # XOR: no line separates it
+    >>> from olbook import Forgetron
+    >>> from olbook.kernels import polynomial
+    >>> clf = Forgetron(budget=4, kernel=polynomial(2), max_iter=5).fit(X, y)
+    >>> clf.mistakes_
+    3
+    >>> clf.predict(X)
+    array([ 1, -1, -1,  1])
     """
 
     def __init__(self, budget: int = 100, kernel=None, max_iter: int = 1):

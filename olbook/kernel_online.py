@@ -31,6 +31,7 @@ the oldest to the newest: the outputs are the same on every CPU.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 
@@ -151,7 +152,7 @@ class StoredExamplesLearner(OnlineLearner):
     def decision_function(self, X) -> np.ndarray:
         """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)` over the stored examples."""
         self._check_fitted()
-        Xa = check_X(X, n_features=self.n_features_in_)
+        Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
         if self.alpha_.size == 0:
             return np.zeros(Xa.shape[0])
         return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)
@@ -190,6 +191,17 @@ class NORMA(StoredExamplesLearner):
     t_ : int
         Rounds played.
     trace_, mistakes_, n_updates_, n_iter_, converged_ : as in :class:`olbook.Perceptron`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    >>> y = np.array([1, -1, -1, 1])  # XOR: no line separates it
+    >>> from olbook import NORMA
+    >>> from olbook.kernels import gaussian
+    >>> clf = NORMA(kernel=gaussian(1.0), eta=0.5, lam=0.01, max_iter=5).fit(X, y)
+    >>> clf.predict(X)
+    array([ 1, -1, -1,  1])
     """
 
     _loss_code = None
@@ -208,7 +220,8 @@ class NORMA(StoredExamplesLearner):
         if self.nu is not None:
             check_open_unit(self.nu, "nu")
             if self.loss != "hinge":
-                raise ValueError(f"nu (a learned margin) needs loss='hinge'; got loss={self.loss!r}.")
+                raise ValueError(f"nu={self.nu!r} (a learned margin) needs loss='hinge'; "
+                                 f"got loss={self.loss!r}.")
         if self.truncation is not None:
             check_positive_int(self.truncation, "truncation")
         check_positive_int(self.max_iter, "max_iter")
@@ -281,7 +294,7 @@ class NORMA(StoredExamplesLearner):
     def decision_function(self, X) -> np.ndarray:
         """:math:`f(\\mathbf x) = \\sum_i \\alpha_i k(\\mathbf x_i, \\mathbf x)`, summed oldest first."""
         self._check_fitted()
-        Xa = check_X(X, n_features=self.n_features_in_)
+        Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
         if self.alpha_.size == 0:
             return np.zeros(Xa.shape[0])
         K = _kernels.gram(self._kernel(), Xa, self.support_vectors_)
@@ -310,6 +323,19 @@ class KernelPerceptron(NORMA):
     ----------
     kernel : olbook kernel, default=gaussian(1.0)
     max_iter : int, default=1
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    >>> y = np.array([1, -1, -1, 1])  # XOR: no line separates it
+    >>> from olbook import KernelPerceptron
+    >>> from olbook.kernels import polynomial
+    >>> clf = KernelPerceptron(kernel=polynomial(2), max_iter=5).fit(X, y)
+    >>> clf.mistakes_
+    3
+    >>> clf.predict(X)
+    array([ 1, -1, -1,  1])
     """
 
     _loss_code = 3
@@ -378,6 +404,17 @@ class BudgetPerceptron(StoredExamplesLearner):
     Attributes
     ----------
     support_vectors_, alpha_ : the stored examples and their coefficients (labels).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    >>> y = np.array([1, -1, -1, 1])  # XOR: no line separates it
+    >>> from olbook import BudgetPerceptron
+    >>> from olbook.kernels import polynomial
+    >>> clf = BudgetPerceptron(budget=4, kernel=polynomial(2), random_state=0, max_iter=5).fit(X, y)
+    >>> clf.predict(X)
+    array([ 1, -1, -1,  1])
     """
 
     def __init__(self, budget: int = 100, kernel=None, policy: str = "random", random_state=None,
@@ -403,12 +440,13 @@ class BudgetPerceptron(StoredExamplesLearner):
     def _epoch(self, X, y):
         n = X.shape[0]
         SV, alpha, state = self._SV.copy(), self._alpha.copy(), np.array([float(self._count)])
-        draws = self._rng.random(n)
+        rng = copy.deepcopy(self._rng)  # rebound on success: a rejected call draws nothing
+        draws = rng.random(n)
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
         if budget_epoch(X, y, SV, alpha, state, draws, self._kernel().spec(), mistakes, updates) >= 0:
             raise non_finite_error(X)
-        self._SV, self._alpha, self._count = SV, alpha, int(state[0])
+        self._SV, self._alpha, self._count, self._rng = SV, alpha, int(state[0]), rng
         self.support_vectors_ = SV[:self._count].copy()
         self.alpha_ = alpha[:self._count].copy()
         return mistakes, updates

@@ -6,6 +6,7 @@ Book: chapter 1, sections 1.3--1.5 (``perc-thm-novikoff``, ``perc-sec-bias``,
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -229,10 +230,32 @@ def _proved_separator(A: np.ndarray, z: np.ndarray) -> bool:
     return bool(np.all(s > err))
 
 
-def _augmented(X, y, fit_intercept) -> tuple[np.ndarray, bool]:
+#: Data whose largest entry lies outside [2**-_SCALE_BITS, 2**_SCALE_BITS] is scaled first.
+_SCALE_BITS = 20
+
+
+def _power_of_two_scale(Xa: np.ndarray) -> float:
+    """1.0, or the power of 2 that brings the largest entry of badly scaled data into [1/2, 1).
+
+    The LP solver's tolerances are absolute (about 1e-7): data of magnitude 1e150 or
+    1e-150 must be scaled first. Separability does not change when ``X`` is
+    multiplied by ``s > 0``, and a power of 2 multiplies exactly (a separator
+    ``w'`` of ``s X`` is ``w = s w'`` for ``X``, with the same rounded scores).
+    Data of ordinary size (every book example) is left as it is.
+    """
+    top = float(np.max(np.abs(Xa)))
+    if top == 0.0 or 2.0**-_SCALE_BITS <= top <= 2.0**_SCALE_BITS:
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(top)[1])
+
+
+def _augmented(X, y, fit_intercept) -> tuple[np.ndarray, bool, float]:
     Xa, ya = check_X_y(X, y)
     fit_b = check_bool(fit_intercept, "fit_intercept")
-    return np.ascontiguousarray(ya[:, None] * (np.hstack([Xa, np.ones((Xa.shape[0], 1))]) if fit_b else Xa)), fit_b
+    s = _power_of_two_scale(Xa)
+    Xs = Xa * s if s != 1.0 else Xa
+    A = ya[:, None] * (np.hstack([Xs, np.ones((Xs.shape[0], 1))]) if fit_b else Xs)
+    return np.ascontiguousarray(A), fit_b, s
 
 
 def _feasible_point(A: np.ndarray) -> np.ndarray | None:
@@ -282,10 +305,10 @@ def separability_certificate(X, y, *, fit_intercept: bool = True,
         (the data is too badly scaled to decide).
     """
     check_positive_float(tol, "tol")
-    A, fit_b = _augmented(X, y, fit_intercept)
+    A, fit_b, s = _augmented(X, y, fit_intercept)
     z = _feasible_point(A)
     if z is not None and _proved_separator(A, z):
-        w, b = (z[:-1].copy(), float(z[-1])) if fit_b else (z.copy(), 0.0)
+        w, b = (z[:-1] * s, float(z[-1])) if fit_b else (z * s, 0.0)
         return SeparabilityCertificate(True, w, b, None, float("nan"))
     n, k = A.shape
     # min t s.t. -t <= A^T lam <= t, sum lam = 1, lam >= 0; variables (lam, t)

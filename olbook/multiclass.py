@@ -29,7 +29,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import OnlineLearner
 from ._rowops import row_dots, row_score
-from ._validation import check_positive_float, check_positive_int, check_X, non_finite_error
+from ._validation import (
+    check_positive_float,
+    check_positive_int,
+    check_target_column,
+    check_X,
+    class_labels,
+    non_finite_error,
+)
 from .passive_aggressive import _VARIANTS, pa_step_size
 
 __all__ = ["MulticlassPerceptron", "MulticlassPA", "multiclass_epoch"]
@@ -81,21 +88,26 @@ class _Multiclass(OnlineLearner):
 
     _variant = -1
 
-    def _encode_targets(self, y, n_samples, start):
-        arr = np.asarray(y)
-        if arr.ndim == 2 and 1 in arr.shape:
-            arr = arr.ravel()
-        if arr.ndim != 1 or arr.shape[0] != n_samples:
-            raise ValueError(f"y must be 1-D with one label per example ({n_samples}); got shape {arr.shape}.")
-        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-            raise ValueError("y contains NaN or inf.")
-        if start:
-            classes = np.unique(arr)
-            if classes.size < 2:
-                raise ValueError(f"a multiclass learner needs at least 2 classes; y has {classes.size}.")
-        else:
-            classes = self.classes_
-        idx = np.searchsorted(classes, arr)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+    def _check_classes(self, classes, name: str = "classes") -> np.ndarray:
+        classes = class_labels(np.asarray(classes), name)
+        if classes.size < 2:
+            raise ValueError(f"a multiclass learner needs at least 2 classes; {name} has 1 class: "
+                             f"{list(classes)}.")
+        return classes
+
+    def _encode_targets(self, y, n_samples, classes):
+        arr = check_target_column(y, n_samples=n_samples)
+        if classes is None:
+            classes = self._check_classes(arr, "y")
+        try:
+            idx = np.searchsorted(classes, arr)
+        except TypeError as exc:
+            raise ValueError(f"y has labels of another type than the classes {list(classes)} ({exc}).") from None
         idx = np.minimum(idx, classes.size - 1)
         unknown = classes[idx] != arr
         if np.any(unknown):
@@ -118,17 +130,25 @@ class _Multiclass(OnlineLearner):
         return mistakes, updates
 
     def decision_function(self, X) -> np.ndarray:
-        """The score of every class, shape (n_samples, n_classes), summed in a fixed order."""
+        """The score of every class, shape (n_samples, n_classes), summed in a fixed order.
+
+        With two classes, scikit-learn's convention: one column, the score of
+        ``classes_[1]`` minus that of ``classes_[0]`` (> 0 predicts ``classes_[1]``).
+        """
         self._check_fitted()
-        Xa = check_X(X, n_features=self.n_features_in_)
-        return np.column_stack([row_dots(Xa, np.ascontiguousarray(w)) for w in self.coef_])
+        Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
+        scores = np.column_stack([row_dots(Xa, np.ascontiguousarray(w)) for w in self.coef_])
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, "coef_")
 
     def predict(self, X) -> np.ndarray:
         """The class of largest score (the first one in ``classes_`` on a tie)."""
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0.0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class MulticlassPerceptron(_Multiclass):
@@ -140,6 +160,18 @@ class MulticlassPerceptron(_Multiclass):
     Parameters
     ----------
     max_iter : int, default=1
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
+    >>> y = np.array([0, 1, 2, 0, 1, 2])
+    >>> from olbook import MulticlassPerceptron
+    >>> clf = MulticlassPerceptron(max_iter=5).fit(X, y)
+    >>> clf.mistakes_
+    3
+    >>> clf.predict(np.array([[4.0, 0.0], [0.0, 4.0], [-1.0, -4.0]]))
+    array([0, 1, 2])
     """
 
     def __init__(self, max_iter: int = 1):
@@ -157,6 +189,18 @@ class MulticlassPA(_Multiclass):
     variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
     C : float > 0, default=1.0
     max_iter : int, default=1
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
+    >>> y = np.array([0, 1, 2, 0, 1, 2])
+    >>> from olbook import MulticlassPA
+    >>> clf = MulticlassPA().fit(X, y)
+    >>> clf.mistakes_
+    2
+    >>> clf.predict(np.array([[4.0, 0.0], [0.0, 4.0], [-1.0, -4.0]]))
+    array([0, 1, 2])
     """
 
     def __init__(self, variant: str = "PA-I", C: float = 1.0, max_iter: int = 1):

@@ -67,22 +67,43 @@ class OCOTrace:
         return np.cumsum(rowwise_dots(np.ascontiguousarray(self.gradients), D))
 
 
+class _Ball:
+    """The projection of :func:`project_ball` (a class, so that an OGD using it pickles)."""
+
+    def __init__(self, radius: float) -> None:
+        self.radius = radius
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        n = math.sqrt(float(row_sqnorms(np.ascontiguousarray(x, dtype=np.float64)[None, :])[0]))
+        return x if n <= self.radius else x * (self.radius / n)
+
+    def __repr__(self) -> str:
+        return f"project_ball({self.radius!r})"
+
+
+class _Box:
+    """The projection of :func:`project_box` (a class, so that an OGD using it pickles)."""
+
+    def __init__(self, low: float, high: float) -> None:
+        self.low, self.high = low, high
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return np.clip(x, self.low, self.high)
+
+    def __repr__(self) -> str:
+        return f"project_box({self.low!r}, {self.high!r})"
+
+
 def project_ball(radius: float) -> Callable[[np.ndarray], np.ndarray]:
     """Euclidean projection onto the ball ``{x : ||x|| <= radius}`` (diameter ``2 radius``)."""
-    check_positive_float(radius, "radius")
-
-    def proj(x: np.ndarray) -> np.ndarray:
-        n = math.sqrt(float(row_sqnorms(np.ascontiguousarray(x, dtype=np.float64)[None, :])[0]))
-        return x if n <= radius else x * (radius / n)
-
-    return proj
+    return _Ball(check_positive_float(radius, "radius"))
 
 
 def project_box(low: float, high: float) -> Callable[[np.ndarray], np.ndarray]:
     """Projection onto the box ``[low, high]^d`` (coordinate-wise clipping)."""
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
         raise ValueError(f"the box needs finite low < high; got low={low!r}, high={high!r}.")
-    return lambda x: np.clip(x, low, high)
+    return _Box(float(low), float(high))
 
 
 class OGD(GameLearner):
@@ -110,6 +131,19 @@ class OGD(GameLearner):
     n_rounds_ : int
     trace_ : OCOTrace
         Every round since the last reset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olbook import OGD
+    >>> from olbook.ogd import project_ball
+    >>> learner = OGD([0.0, 0.0], eta=0.75, projection=project_ball(1.0))
+    >>> learner.update([-1.0, 0.0])  # gradient of the loss -x[0]: step towards (1, 0)
+    array([0.75, 0.  ])
+    >>> learner.update([-1.0, 0.0])  # (1.5, 0) is projected back onto the unit ball
+    array([1., 0.])
+    >>> learner.n_rounds_
+    2
     """
 
     _trace_type = OCOTrace
@@ -185,11 +219,17 @@ class OGD(GameLearner):
         points ``x_1, ..., x_T`` played and the gradients revealed.
         """
         T = check_positive_int(n_rounds, "n_rounds")
-        if reset:
-            self.reset()
-        start = len(self._chunks)
-        for t in range(T):
-            self.update(gradient(t, self.x_.copy()))
+        saved = dict(self.__dict__, _chunks=list(self._chunks))
+        try:
+            if reset:
+                self.reset()
+            start = len(self._chunks)
+            for t in range(T):
+                self.update(gradient(t, self.x_.copy()))
+        except ValueError:  # a rejected gradient: the learner is left as it was
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         block = OCOTrace.concatenate(self._chunks[start:])
         self._chunks[start:] = [block]  # one block instead of T
         return block

@@ -8,9 +8,9 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._base import CLASSES, LinearPredictorMixin
+from ._base import BinaryClassifierMixin, LinearPredictorMixin
 from ._rowops import row_score
-from ._validation import check_bool, check_nonnegative_int, check_rng, check_X_y
+from ._validation import check_binary_targets, check_bool, check_nonnegative_int, check_rng, check_X
 
 __all__ = ["Pocket", "pocket_run"]
 
@@ -62,7 +62,7 @@ def pocket_run(X, y, fit_intercept, draws, w, pocket_w):
     return errors[: t + 1], pocket_errors[: t + 1], t
 
 
-class Pocket(LinearPredictorMixin, ClassifierMixin, BaseEstimator):
+class Pocket(BinaryClassifierMixin, LinearPredictorMixin, ClassifierMixin, BaseEstimator):
     r"""The pocket algorithm: run PLA, keep in the pocket the best weights seen so far.
 
     Starting from :math:`\mathbf w_0 = \mathbf 0`, each iteration picks a
@@ -96,16 +96,32 @@ class Pocket(LinearPredictorMixin, ClassifierMixin, BaseEstimator):
     ----------
     coef_, intercept_ : the pocket weights :math:`\hat{\mathbf w}, \hat b`.
     last_coef_, last_intercept_ : the PLA weights at the end.
-    errors_ : ndarray of int, shape (n_updates_ + 1,)
+    errors_ : ndarray of int, shape ``(n_updates_ + 1,)``
         Training errors of :math:`\mathbf w_0, \mathbf w_1, \dots`.
     pocket_errors_ : ndarray of int
         Training errors of the pocket after each iteration (non-increasing).
     n_updates_ : int
+    n_iter_ : int
+        The iterations (updates) made, as scikit-learn names them: at most ``max_iter``.
 
     References
     ----------
     S. I. Gallant, "Perceptron-based learning algorithms", IEEE Transactions on
     Neural Networks 1(2), 1990.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> from olbook import Pocket
+    >>> X_noisy = np.vstack([X, [[2.0, 2.0]]])
+    >>> y_noisy = np.append(y, -1)  # one point on the wrong side: not separable
+    >>> clf = Pocket(max_iter=50, random_state=0).fit(X_noisy, y_noisy)
+    >>> int(clf.pocket_errors_[-1])  # training errors of the pocket weights
+    1
+    >>> clf.predict(X_noisy)
+    array([ 1,  1, -1, -1,  1])
     """
 
     def __init__(self, max_iter: int = 1000, fit_intercept: bool = False, random_state=None):
@@ -118,7 +134,8 @@ class Pocket(LinearPredictorMixin, ClassifierMixin, BaseEstimator):
         T = check_nonnegative_int(self.max_iter, "max_iter")
         fit_b = check_bool(self.fit_intercept, "fit_intercept")
         rng = check_rng(self.random_state)
-        Xa, ya = check_X_y(X, y)
+        Xa = check_X(X)
+        ya, classes = check_binary_targets(y, n_samples=Xa.shape[0])
         d = Xa.shape[1]
         draws = rng.random(T)
         w = np.zeros(d + 1)
@@ -131,6 +148,7 @@ class Pocket(LinearPredictorMixin, ClassifierMixin, BaseEstimator):
         self.errors_ = errors.copy()
         self.pocket_errors_ = pocket_errors.copy()
         self.n_updates_ = int(n_updates)
+        self.n_iter_ = int(n_updates)
         self.n_features_in_ = d
-        self.classes_ = CLASSES.copy()
+        self.classes_ = classes
         return self

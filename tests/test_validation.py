@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import ALL_LEARNERS, ONLINE_LEARNERS, assert_same_state, snapshot
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 
 import olbook
 
@@ -32,23 +32,60 @@ FIT_IDS = [f"{cls.__name__}.{m}" for cls, m in FIT_CASES]
 
 # --------------------------------------------------------------------------- labels
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
-def test_labels_zero_one_rejected_with_found_values(cls, method):
-    X, _ = _data()
-    y01 = np.arange(X.shape[0]) % 2
-    with pytest.raises(ValueError, match=r"labels must be in \{-1, \+1\}; found \{0, 1\}"):
-        getattr(cls(), method)(X, y01)
+@pytest.mark.parametrize("labels", [[0, 1], [1, 2], ["no", "yes"], [False, True], [-1.0, 0.0], [3.0, 7.0]])
+def test_any_two_labels(cls, method, labels):
+    """Any two labels, as scikit-learn takes them: classes_ sorted, classes_[1] is +1 inside,
+    predictions in the original labels; the model is the one the labels -1/+1 give."""
+    X, y = _data()
+    classes = np.array(labels)
+    kw = {"random_state": 0} if cls is olbook.Pocket else {}
+    est = getattr(cls(**kw), method)(X, classes[(y > 0).astype(int)])
+    ref = getattr(cls(**kw), method)(X, y)
+    assert est.classes_.dtype == classes.dtype and np.array_equal(est.classes_, classes)
+    assert ref.classes_.dtype == np.int64 and np.array_equal(ref.classes_, [-1, 1])
+    assert np.array_equal(est.coef_, ref.coef_)
+    pred = est.predict(X)
+    assert pred.dtype == classes.dtype
+    assert np.array_equal(pred, classes[(ref.predict(X) > 0).astype(int)])
+    assert ref.predict(X).dtype == np.int64
 
 
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
 @pytest.mark.parametrize(
-    ("labels", "shown"),
-    [([1, 2], r"\{1, 2\}"), ([-1, 0, 1], r"\{-1, 0, 1\}"), ([-1.0, 0.5], r"\{-1, 0\.5\}")],
+    ("labels", "message"),
+    [([-1, 0, 1], r"Only binary classification is supported\. y has 3 classes \{-1, 0, 1\}"),
+     (["a", "b", "c"], r"Only binary classification is supported\. y has 3 classes \['a', 'b', 'c'\]"),
+     ([0], "y has one class, 0; a binary classifier needs two classes"),
+     ([-1.0, 0.5], "Unknown label type: 'continuous'")],
 )
-def test_other_bad_labels_listed(cls, method, labels, shown):
+def test_bad_labels_named(cls, method, labels, message):
     X, _ = _data()
-    y = np.resize(np.array(labels, dtype=float), X.shape[0])
-    with pytest.raises(ValueError, match="found " + shown):
+    y = np.resize(np.array(labels), X.shape[0])
+    with pytest.raises(ValueError, match=message):
         getattr(cls(), method)(X, y)
+
+
+@pytest.mark.parametrize("cls", ONLINE_LEARNERS, ids=lambda c: c.__name__)
+def test_partial_fit_classes(cls):
+    """The labels of a stream: -1/+1 one class at a time; others named once by classes=."""
+    X, y = _data()
+    est = cls().partial_fit(X[:3], np.ones(3))  # -1/+1 need no classes=
+    assert np.array_equal(est.classes_, [-1, 1])
+    with pytest.raises(ValueError, match="y has one class, 'b'; a binary classifier needs two"):
+        cls().partial_fit(X[:3], ["b"] * 3)
+    est = cls().partial_fit(X[:3], ["b"] * 3, classes=["b", "a"])
+    assert list(est.classes_) == ["a", "b"]
+    est.partial_fit(X[3:], np.where(y[3:] > 0, "b", "a"), classes=["a", "b"])
+    ref = cls().partial_fit(X[:3], np.ones(3)).partial_fit(X[3:], y[3:])
+    assert np.array_equal(est.coef_, ref.coef_)
+    before = snapshot(est)
+    with pytest.raises(ValueError, match=r"y has labels \['c'\] that are not among the classes"):
+        est.partial_fit(X[:2], ["a", "c"])
+    with pytest.raises(ValueError, match="is not the classes_"):
+        est.partial_fit(X[:2], ["a", "b"], classes=["a", "c"])
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        cls().partial_fit(X[:2], ["a", "b"], classes=["a", "b", "c"])
+    assert_same_state(before, est)
 
 
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
@@ -116,7 +153,7 @@ def test_empty_y_only(cls, method):
 
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
 def test_zero_features(cls, method):
-    with pytest.raises(ValueError, match="X has 0 features"):
+    with pytest.raises(ValueError, match=r"X has 0 feature\(s\) \(shape=\(4, 0\)\) while a minimum of 1"):
         getattr(cls(), method)(np.zeros((4, 0)), np.array([1.0, -1.0, 1.0, -1.0]))
 
 
@@ -129,7 +166,7 @@ def test_non_numeric_X(cls, method):
 @pytest.mark.parametrize("cls", ONLINE_LEARNERS, ids=lambda c: c.__name__)
 def test_wrong_number_of_features_in_partial_fit(cls):
     est, X, y = _fitted(cls)
-    with pytest.raises(ValueError, match=r"X has 4 features, but the learner was fitted with 3"):
+    with pytest.raises(ValueError, match=rf"X has 4 features, but {cls.__name__} is expecting 3 features"):
         est.partial_fit(np.hstack([X, X[:, :1]]), y)
 
 
@@ -137,7 +174,7 @@ def test_wrong_number_of_features_in_partial_fit(cls):
 @pytest.mark.parametrize("method", ["predict", "decision_function"])
 def test_wrong_number_of_features_in_predict(cls, method):
     est, X, _ = _fitted(cls)
-    with pytest.raises(ValueError, match=r"X has 2 features, but the learner was fitted with 3"):
+    with pytest.raises(ValueError, match=rf"X has 2 features, but {cls.__name__} is expecting 3 features"):
         getattr(est, method)(X[:, :2])
 
 
@@ -200,7 +237,7 @@ REJECTS = {
     "nan_last_row": lambda X, y: (_nan_at(X, -1), y),
     "nan_middle_row": lambda X, y: (_nan_at(X, X.shape[0] // 2), y),
     "inf_first_row": lambda X, y: (np.where(np.arange(X.shape[0])[:, None] == 0, np.inf, X), y),
-    "labels_01": lambda X, y: (X, (y > 0).astype(float)),
+    "labels_012": lambda X, y: (X, np.where(np.arange(y.size) % 3 == 0, 0.0, y)),
     "shape_mismatch": lambda X, y: (X, y[:-1]),
 }
 
@@ -316,11 +353,14 @@ def test_sklearn_api(cls):
     assert twin.get_params() == est.get_params()
     with pytest.raises(NotFittedError):
         twin.predict(X)
-    assert np.array_equal(est.classes_, [-1.0, 1.0])
+    assert np.array_equal(est.classes_, [-1.0, 1.0]) and est.classes_.dtype == np.int64
     pred = est.predict(X)
-    assert set(np.unique(pred)) <= {-1.0, 1.0}
+    assert set(np.unique(pred)) <= {-1.0, 1.0} and pred.dtype == np.int64
     assert est.score(X, y) == np.mean(pred == y)
     assert est.n_features_in_ == 3
-    # labels given as a column vector or a list of ints are accepted
-    est2 = clone(est).fit(X, y.reshape(-1, 1).astype(int).tolist())
+    # labels given as a list of ints are accepted; a column vector with scikit-learn's warning
+    est2 = clone(est).fit(X, y.astype(int).tolist())
     assert np.array_equal(est2.coef_, est.coef_)
+    with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+        est3 = clone(est).fit(X, y.reshape(-1, 1))
+    assert np.array_equal(est3.coef_, est.coef_)

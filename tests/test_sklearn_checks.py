@@ -1,0 +1,158 @@
+"""Every olbook estimator is run through scikit-learn's own estimator checks.
+
+The game learners (experts, OCO) get the same by hand at the end: ``predict``
+changes nothing, ``reset`` returns to the initial state, and a learner pickled
+mid-stream continues identically.
+
+The estimators are found by introspection (every public class of ``olbook``
+that is a scikit-learn estimator), so a new learner is checked without
+editing this file. A check that an estimator fails *by design* is listed in
+``EXPECTED_FAILURES`` with the reason; anything else that fails is a bug.
+"""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from test_bad_input import GAMES, make_game, play, state
+
+import olbook
+
+
+def public_estimator_classes() -> list[type]:
+    """Every public, concrete scikit-learn estimator class that ``olbook`` exports."""
+    found = []
+    for name in sorted(olbook.__all__):
+        obj = getattr(olbook, name)
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator) and not inspect.isabstract(obj):
+            found.append(obj)
+    return found
+
+
+#: Non-default parameters for the checks, each with its reason.
+PARAMS = {
+    # The hard margin (the default, C=None) has no solution on data that is not
+    # separable, which most of scikit-learn's check data is: it raises ValueError by
+    # design (book section 2.2). The soft margin is checked instead.
+    olbook.SVM: {"C": 1.0},
+}
+
+
+def instances() -> list[BaseEstimator]:
+    return [cls(**PARAMS.get(cls, {})) for cls in public_estimator_classes()]
+
+
+_ONE_PASS = (
+    "one pass over the data from the defaults (max_iter=1, no intercept) leaves the training "
+    "accuracy on scikit-learn's two blobs below the check's threshold 0.83: {}. The check grades "
+    "a batch classifier; an online learner's hypothesis after one pass is what the book studies."
+)
+_ZERO_ROWS = (
+    "the normalized perceptron scales every example to unit norm and refuses the zero vector "
+    "with a ValueError (documented in its docstring); this check's data has all-zero rows"
+)
+
+#: check name -> reason, per estimator class: the documented design decisions.
+EXPECTED_FAILURES: dict[type, dict[str, str]] = {
+    olbook.ROMMA: {"check_classifiers_train": _ONE_PASS.format(
+        "0.830 (0.87 after two passes)")},
+    olbook.ConfidenceWeighted: {"check_classifiers_train": _ONE_PASS.format(
+        "0.805, also after 20 passes (0.92 with fit_intercept=True)")},
+    olbook.IELLIP: {"check_classifiers_train": _ONE_PASS.format(
+        "0.790, also after 5 passes: c decays by the factor b every round (LIBOL's schedule)")},
+    olbook.NormalizedPerceptron: {
+        "check_estimators_dtypes": _ZERO_ROWS,
+        "check_estimator_sparse_array": _ZERO_ROWS,
+        "check_estimator_sparse_matrix": _ZERO_ROWS,
+        "check_estimator_sparse_tag": _ZERO_ROWS,
+    },
+}
+
+
+def expected_failed_checks(estimator) -> dict[str, str]:
+    return EXPECTED_FAILURES.get(type(estimator), {})
+
+
+def test_every_estimator_is_found():
+    names = {cls.__name__ for cls in public_estimator_classes()}
+    assert {"Perceptron", "Pocket", "SVM", "AdaBoost", "MulticlassPA", "NORMA", "Forgetron"} <= names
+    assert len(names) >= 25
+
+
+@parametrize_with_checks(instances(), expected_failed_checks=expected_failed_checks)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+def _breast_cancer():
+    from sklearn.datasets import load_breast_cancer  # bundled with scikit-learn: no network
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("est", instances(), ids=lambda e: type(e).__name__)
+def test_scikit_learn_data_and_cross_validation(est):
+    """scikit-learn's data sets (labels 0/1 here) and cross_val_score, without re-encoding."""
+    from sklearn.model_selection import cross_val_score
+
+    X, y = _breast_cancer()
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    scores = cross_val_score(est, X, y, cv=3)
+    assert scores.shape == (3,) and np.all(scores > 0.6), scores
+    fitted = est.fit(X, y)
+    assert np.array_equal(fitted.classes_, [0, 1]) and fitted.classes_.dtype == y.dtype
+    pred = fitted.predict(X)
+    assert pred.dtype == y.dtype and set(np.unique(pred)) <= {0, 1}
+    # strings sorted the other way round: the learner sees -y, and (from zero, with no tie)
+    # learns the opposite weights: the same predictions
+    names = np.array(["benign", "malignant"])[1 - y]
+    by_name = type(est)(**est.get_params()).fit(X, names)
+    assert list(by_name.classes_) == ["benign", "malignant"]
+    assert np.array_equal(by_name.predict(X) == "malignant", pred == 0)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # iris is not separable
+@pytest.mark.parametrize("cls", [olbook.MulticlassPerceptron, olbook.MulticlassPA])
+def test_multiclass_on_iris(cls):
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import cross_val_score
+
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    assert np.all(cross_val_score(cls(max_iter=5), X, names, cv=3) > 0.5)
+    est = cls().fit(X, names)
+    assert list(est.classes_) == ["setosa", "versicolor", "virginica"]
+    assert set(est.predict(X)) <= set(names)
+
+
+# ------------------------------------------------------------------ the game learners, by hand
+# Halving, Weighted Majority, Hedge and OGD are no scikit-learn estimators (they play a
+# repeated game: reset, predict, update, run); they get the checks that apply, by hand.
+@pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.__name__)
+def test_game_predict_reset_pickle(cls):
+    """predict changes nothing; reset returns to the initial state; a pickled game continues identically."""
+    game, kind = make_game(cls)
+    initial = state(game)
+    play(game, kind, rounds=6, seed=1)
+    mid = state(game)
+    p = game.predict()
+    game.predict()
+    assert state(game) == mid and np.array_equal(p, game.predict())
+    copy = pickle.loads(pickle.dumps(game))
+    assert state(copy) == mid
+    play(game, kind, rounds=7, seed=2)
+    play(copy, kind, rounds=7, seed=2)
+    assert state(copy) == state(game)
+    for f in ("loss", "regret") if kind == "experts" else ("points", "gradients"):
+        assert np.array_equal(getattr(copy.trace_, f), getattr(game.trace_, f))
+    game.reset()
+    assert state(game) == initial
+    assert game.n_rounds_ == 0 and len(game.trace_) == 0
