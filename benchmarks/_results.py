@@ -8,6 +8,12 @@ the book reruns nothing.
     from _results import save
     save("perceptron", rows=[{"case": "one pass, 200000 x 100", "olbook_s": 0.05,
                               "sklearn_s": 0.12, "ratio": 2.4, "target": 3.0}])
+
+Keys the appendix page understands: ``case`` (what was measured); a row measured
+against a target has ``ratio`` and ``target`` (met when ``ratio >= target``, a
+speed-up, unless ``target_kind`` contains ``"<="``: then met when ``ratio <=
+target``, e.g. a time over a reference's) or ``seconds`` and ``target_s`` (met when
+``seconds <= target_s``), and ``met`` (bool). Every other key is shown as it is.
 """
 
 from __future__ import annotations

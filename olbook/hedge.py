@@ -104,6 +104,18 @@ class Hedge(GameLearner):
     n_rounds_ : int
     trace_ : ExpertTrace
         Every round since the last reset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olbook import Hedge, fmt
+    >>> L = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> learner = Hedge(2, eta=1.0)
+    >>> trace = learner.run(L)
+    >>> int(np.argmax(learner.predict()))  # the expert with the most weight
+    1
+    >>> fmt(trace.regret[-1])  # regret after 4 rounds, printed the same on every CPU
+    '0.919'
     """
 
     _trace_type = ExpertTrace
