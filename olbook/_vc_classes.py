@@ -86,7 +86,7 @@ def _label_groups(x: np.ndarray, labels: np.ndarray) -> np.ndarray | None:
 
 
 class UnionOfIntervals:
-    """Unions of at most ``k`` closed intervals of the real line (``k = 2``: the seed's pairs).
+    """Unions of at most ``k`` closed intervals of the real line (``k = 2``: the draft's pairs of intervals).
 
     A labelling of points on the line is realized if and only if no value
     carries both labels and, in increasing order, the points labelled True form
@@ -140,7 +140,9 @@ class Intervals(UnionOfIntervals):
 
 
 class AxisAlignedRectangles:
-    """Closed axis-parallel boxes ``[a_1, b_1] x ... x [a_d, b_d]`` in any dimension d.
+    """Closed axis-parallel boxes in any dimension d.
+
+    A box is a product ``[a_1, b_1] x ... x [a_d, b_d]``.
 
     Closed form: a labelling is realized if and only if the bounding box of the
     points labelled True contains no point labelled False. VC dimension ``2d``

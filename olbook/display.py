@@ -42,10 +42,11 @@ def fmt(x: float, digits: int = 3) -> str:
     --------
     >>> fmt(2.0 / 3.0)
     '0.667'
-    >>> fmt(0.1235, digits=3)
-    Traceback (most recent call last):
-    ...
-    ValueError: 0.1235 is too close to a rounding tie to print with 3 decimals
+    >>> try:
+    ...     fmt(0.1235, digits=3)
+    ... except ValueError as err:
+    ...     print(err)
+    0.1235 is too close to a rounding tie to print with 3 decimals
     """
     v = float(x)
     if not math.isfinite(v):

@@ -285,7 +285,8 @@ def gaussian(gamma: float = 1.0) -> Kernel:
 
     Positive semi-definite for every :math:`\gamma > 0` (Gram matrices of
     distinct points are even positive definite); book ``marg-sec-kernels``,
-    the seed's theorem 6.4. It is scikit-learn's ``rbf_kernel`` and
+    lemma 6.4 of the *Foundations of Data Science* draft
+    :cite:p:`hopcroft2014foundationsdraft`. It is scikit-learn's ``rbf_kernel`` and
     ``SVC(kernel="rbf", gamma=gamma)`` with the same ``gamma``.
 
     Raises
@@ -313,7 +314,8 @@ def laplacian(gamma: float = 1.0) -> Kernel:
 
     Note: scikit-learn's ``sklearn.metrics.pairwise.laplacian_kernel`` uses the
     :math:`L_1` distance :math:`\sum_k |x_k - y_k|` (also a kernel, but a
-    different function); olbook follows the seed and uses the Euclidean norm.
+    different function); olbook follows the *Foundations of Data Science* draft and uses the
+    Euclidean norm.
 
     Raises
     ------
