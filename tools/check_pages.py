@@ -10,14 +10,22 @@ checked for:
 - MathJax errors: mjx-merror elements, data-mjx-error attributes, "Math input error",
   "Undefined control sequence", undefined macros that MathJax shows in red;
 - formulas left as raw TeX: a math element of the page without an mjx-container, math delimiters
-  (\\( \\) \\[ \\] $$) or a $...$ span in the visible text outside code, pre, script and style;
+  (\\( \\) \\[ \\] $$), a $...$ span or a TeX command (\\frac, \\Upsilon) in the visible text outside
+  code, pre, script and style;
   MathJax not loaded from the book itself (it must work offline);
 - missing images: an <img> whose local file does not exist or is empty, an empty data: URI;
 - unresolved internal links: a local href whose file does not exist, or whose #fragment is not an
   id of the target page (also missing local scripts and stylesheets);
-- tracebacks: the text "Traceback (most recent call last)" or an error output cell.
+- tracebacks: the text "Traceback (most recent call last)" or an error output cell;
+- anything fetched from the network: a script, stylesheet, font, image, frame or media element of
+  the page's HTML with an http(s) or protocol-relative URL, and any url(...) or @import with one
+  in the page's inline styles or in the book's CSS files (_static). Links (<a href>) may point
+  anywhere: a reader follows them or not.
 
-Prints one line per problem ("page: problem") and a summary line; exits 1 if there is any problem.
+Prints one line per problem ("page: problem"), the pages and formulas checked per part of the book
+(front matter, chapter 1 ... 7, appendix, API: the olbook API pages in book/appendix/api) and a
+summary line; exits 1 if there is any problem, or if a chapter, the appendix or the API part of
+_toc.yml has no page in the build.
 Chromium: $CHROMIUM, else the first of chromium, chromium-browser, google-chrome on PATH. It runs
 offline (every host name fails to resolve), as for a reader without network.
 """
@@ -56,12 +64,24 @@ RAW_TEX = [
     # $x$, $\gamma$, $y \in \{-1,+1\}$: a dollar, no space after it, no space before the closing one
     # (so "costs $5 and $10" is not math, as in TeX and MyST).
     (re.compile(r"(?<![\\$])\$(?=[^\s$])[^$\n]{0,200}?(?<=[^\s\\$])\$(?!\d)"), "unrendered $...$"),
+    # \frac, \Upsilon, \operatorname: a TeX command in the prose is a formula whose delimiters broke
+    # (a lone $, or a line of a formula that Markdown read as a list item)
+    (re.compile(r"(?<![\\\w])\\[A-Za-z]{2,}"), r"a TeX command (\name) outside a formula"),
 ]
 MAX_SHOWN = 8
 TRACEBACK = "Traceback (most recent call last)"
 MATHJAX_ERRORS = ["Math input error", "Undefined control sequence"]
 RED_NAMES = {"red", "#f00", "#ff0000"}
 RED = re.compile(r"color:\s*(red|#f00\b|#ff0000|rgb\(255,\s*0,\s*0\))", re.I)
+# Elements whose URL the browser fetches by itself (not links a reader chooses to follow).
+FETCHED = [("script", "src"), ("link", "href"), ("img", "src"), ("img", "srcset"), ("iframe", "src"),
+           ("source", "src"), ("source", "srcset"), ("video", "src"), ("video", "poster"), ("audio", "src"),
+           ("embed", "src"), ("object", "data"), ("track", "src"), ("input", "src")]
+LINK_RELS_NOT_FETCHED = {"canonical", "alternate", "author", "help", "license", "next", "prev", "search",
+                         "bookmark", "external", "nofollow", "noopener", "noreferrer", "me", "edit"}
+REMOTE = re.compile(r"^\s*(https?:)?//", re.I)
+CSS_REMOTE = re.compile(r"(url\(\s*['\"]?\s*(https?:)?//[^)'\"\s]*|@import\s+['\"](https?:)?//[^'\"]*)", re.I)
+CHAPTER = re.compile(r"^book/(\d\d)_[^/]+/")
 
 
 def find_chromium() -> str:
@@ -257,6 +277,10 @@ def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[
             elif fragment and path.suffix == ".html" and fragment not in targets.of(path):
                 problems.append(f"dead link: {url} (no id {fragment!r} in {path.name})")
 
+    # Nothing fetched from the network.
+    for url in remote_fetches(static):
+        problems.append(f"fetches from the network: {short(url, 120)}")
+
     # Tracebacks and error outputs.
     if TRACEBACK in soup.get_text():
         problems.append(f"traceback in the page: {TRACEBACK!r}")
@@ -267,6 +291,40 @@ def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[
     if source_math and not containers:
         problems.append(f"MathJax typeset nothing ({len(source_math)} formulas in the page)")
     return len(containers), list(dict.fromkeys(problems))
+
+
+def part_of(rel: str) -> str:
+    """The part of the book a page (path relative to the HTML root, or a _toc.yml document) is in."""
+    match = CHAPTER.match(rel)
+    if match:
+        return f"chapter {int(match.group(1))}"
+    if rel.startswith("book/appendix/api/"):
+        return "API"
+    if rel.startswith("book/appendix/"):
+        return "appendix"
+    return "front matter"
+
+
+def part_key(part: str) -> tuple[int, int]:
+    order = {"front matter": (0, 0), "appendix": (2, 0), "API": (3, 0)}
+    return order.get(part, (1, int(part.split()[-1])) if part.startswith("chapter") else (4, 0))
+
+
+def remote_fetches(static: BeautifulSoup) -> list[str]:
+    """URLs the page's HTML makes the browser fetch from the network (not links a reader may follow)."""
+    found = []
+    for tag, attr in FETCHED:
+        for element in static.find_all(tag, attrs={attr: True}):
+            if tag == "link" and set(element.get("rel") or []) <= LINK_RELS_NOT_FETCHED and element.get("rel"):
+                continue
+            urls = [u.strip().split()[0] for u in element[attr].split(",") if u.strip()] if "srcset" in attr \
+                else [element[attr]]
+            found += [f"<{tag} {attr}={url}>" for url in urls if REMOTE.match(url)]
+    for element in static.find_all(style=True):
+        found += [m.group(0) for m in CSS_REMOTE.finditer(element["style"])]
+    for element in static.find_all("style"):
+        found += [m.group(0) for m in CSS_REMOTE.finditer(element.get_text())]
+    return found
 
 
 def check_redirect(page: Path, html_dir: Path) -> list[str] | None:
@@ -299,10 +357,19 @@ def main() -> int:
 
     pages = pages_of(html_dir)
     toc = args.toc or html_dir.parent.parent / "_toc.yml"
+    toc_parts: set[str] = set()
     if toc.is_file():
         for doc in toc_pages(toc):
+            toc_parts.add(part_of(doc))
             if not (html_dir / f"{doc}.html").is_file():
                 problems.setdefault(f"{doc}.html", []).append("page of _toc.yml missing from the build")
+
+    # The book's CSS files: nothing in them may come from the network (fonts, @import).
+    for css in sorted((html_dir / "_static").rglob("*.css")):
+        text = css.read_text(encoding="utf-8", errors="replace")
+        for match in CSS_REMOTE.finditer(text):
+            problems.setdefault(css.relative_to(html_dir).as_posix(), []).append(
+                f"fetches from the network: {short(match.group(0), 120)}")
 
     to_open = []
     for page in pages:
@@ -321,17 +388,23 @@ def main() -> int:
             return page, None, str(exc)
 
     formulas = 0
+    per_part: dict[str, list[int]] = {}  # part: [pages opened, formulas typeset]
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for page, dom, error in pool.map(one, to_open):
             name = page.relative_to(html_dir).as_posix()
+            counts = per_part.setdefault(part_of(name), [0, 0])
+            counts[0] += 1
             if error is not None:
                 problems.setdefault(name, []).append(f"Chromium could not render the page: {error}")
                 continue
             count, found = check_page(page, dom, html_dir, targets)
             formulas += count
+            counts[1] += count
             if found:
                 problems.setdefault(name, []).extend(found)
 
+    for part in sorted(toc_parts - set(per_part), key=part_key):
+        problems.setdefault(part, []).append("a part of _toc.yml with no page opened in the browser")
     n_errors = sum(len(v) for v in problems.values())
     for name, found in sorted(problems.items()):
         shown: dict[str, int] = {}
@@ -343,7 +416,10 @@ def main() -> int:
         for kind, n in shown.items():
             if n > MAX_SHOWN:
                 print(f"{name}: ... and {n - MAX_SHOWN} more of: {kind}")
-    print(f"browser check: {len(pages)} pages, {formulas} formulas, {n_errors} errors")
+    print("pages opened (formulas typeset) per part: " + ", ".join(
+        f"{part} {n} ({f})" for part, (n, f) in sorted(per_part.items(), key=lambda kv: part_key(kv[0]))))
+    print(f"browser check: {len(pages)} pages, {len(to_open)} opened in Chromium, {formulas} formulas, "
+          f"{n_errors} errors")
     return 1 if n_errors else 0
 
 
