@@ -1,9 +1,12 @@
 # Two commands, each doing its own set-up on a fresh machine with Python 3.11 and make:
 #   make book   build the HTML book into _build/html from the outputs committed in the notebooks
-#   make test   ruff; pytest over tests/; olbook built as wheel and sdist and installed non-editable
+#   make test   ruff; pytest over tests/ and olbook's doctests; olbook built as wheel and sdist and installed non-editable
 #               in a fresh venv (tools/check_install.py); nbval (strict) over every notebook, natively and again
 #               under a second CPU setting; the book build with -W; every page checked in
-#               headless Chromium (installed with apt-get when missing, see `make chromium`)
+#               headless Chromium (installed with apt-get when missing, see `make chromium`);
+#               the PDF built and checked (make pdf, tools/check_pdf.py). nbval, the builds and the
+#               browser and PDF checks run without network (tools/offline.sh)
+#   make pdf    the whole book as one PDF, _build/pdf/online-learning-executably.pdf (offline)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -16,8 +19,11 @@ NBVAL      := $(BIN)/python -m pytest -p no:cacheprovider --nbval -n 2 --dist lo
 # depends on the CPU (summation order, SIMD width) fails here rather than on a reader's machine.
 SECOND_CPU := OPENBLAS_CORETYPE=Prescott NUMBA_CPU_NAME=generic
 LINT_PATHS := olbook tests benchmarks tools
+# No network (a network namespace with only loopback; tools/offline.sh says how it degrades where
+# that is not permitted, and OFFLINE=require makes that an error).
+OFFLINE_RUN := tools/offline.sh
 
-.PHONY: book test venv lint chromium clean
+.PHONY: book test venv lint chromium pdf-tools pdf clean
 
 venv: $(STAMP)
 
@@ -51,18 +57,57 @@ chromium:
 	echo "Installing Chromium for the browser check: $${sudo:+$$sudo }apt-get install -y chromium"; \
 	$$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
-test: chromium $(STAMP)
+# For the PDF, installed like Chromium above: poppler-utils (pdfinfo, pdftotext, pdftoppm) for its
+# check, and a font with Chinese glyphs (the glossary's terms; without one they print as boxes).
+PDF_PACKAGES := poppler-utils fonts-wqy-microhei
+pdf-tools:
+	@if command -v pdftotext >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 \
+	  && [ -n "$$(fc-list :lang=zh family 2>/dev/null)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else \
+	  echo "The PDF needs poppler-utils (pdftotext, pdftoppm) and a Chinese font; installing them needs root. Run:" >&2; \
+	  echo "    sudo apt-get update && sudo apt-get install -y $(PDF_PACKAGES)" >&2; \
+	  exit 1; \
+	fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "The PDF needs poppler's pdftotext and pdftoppm and a Chinese font, and there is no apt-get here: install them" >&2; \
+	  exit 1; \
+	fi; \
+	echo "Installing for the PDF: $${sudo:+$$sudo }apt-get install -y $(PDF_PACKAGES)"; \
+	$$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $(PDF_PACKAGES)
+
+# The whole book as one PDF: the single-page HTML build printed by headless Chromium (tools/build_pdf.py),
+# copied into _build/html, where the introduction links to it.
+pdf: chromium pdf-tools $(STAMP)
+	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
+	@echo "The PDF: $(CURDIR)/_build/pdf/online-learning-executably.pdf"
+
+test: chromium pdf-tools $(STAMP)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/python -m pytest -p no:cacheprovider tests
+	$(BIN)/python -m pytest -p no:cacheprovider --doctest-modules olbook -q
 	$(BIN)/python tools/check_install.py
-	$(NBVAL)
-	$(SECOND_CPU) $(NBVAL)
-	$(BIN)/jupyter-book build . --all -W --keep-going
-	$(BIN)/python tools/check_pages.py _build/html
+	$(OFFLINE_RUN) $(NBVAL)
+	$(SECOND_CPU) $(OFFLINE_RUN) $(NBVAL)
+	$(OFFLINE_RUN) $(BIN)/jupyter-book build . --all -W --keep-going
+	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
+	$(OFFLINE_RUN) $(BIN)/python tools/check_pages.py _build/html
+	$(BIN)/python tools/check_pdf.py
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
+
+# Every benchmark script at its default size, one after another (each writes
+# benchmarks/results/<name>.json with the machine's description), then the execution time of
+# every notebook (tools/time_notebooks.py, about 3 min), then the appendix page "How fast is
+# olbook?", re-executed because its tables and figure show those files. Commit all of them.
+.PHONY: bench
+bench: $(STAMP)
+	@set -e; for f in benchmarks/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f; done
+	$(BIN)/python tools/time_notebooks.py
+	cd book/appendix && ../../$(BIN)/jupyter execute --inplace performance.ipynb
 
 clean:
 	rm -rf _build
