@@ -110,7 +110,8 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
     Kd = cache.diag  # K[t, t]
     active = np.arange(n)  # the examples SMO works on, in increasing order
     n_active = n
-    G_bar = np.zeros(n)  # C * sum of Q[:, t] over the alpha_t = C (rebuilds G of dropped examples)
+    # C * sum of Q[:, t] over the alpha_t = C (rebuilds G of dropped examples)
+    G_bar = np.zeros(n)
     countdown = min(n, SHRINK_EVERY)
     unshrunk = False
     n_iter = 0
@@ -119,7 +120,9 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
         countdown -= 1
         if shrinking and countdown == 0:
             countdown = min(n, SHRINK_EVERY)
-            n_active, unshrunk = shrink(cache, y, C, tol, alpha, G, G_bar, active, n_active, unshrunk)
+            n_active, unshrunk = shrink(
+                cache, y, C, tol, alpha, G, G_bar, active, n_active, unshrunk
+            )
         # i: the most violating example in I_up; m = -y_i G_i.
         i = -1
         m = -np.inf
@@ -129,7 +132,7 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
                 m = -y[t] * G[t]
                 i = t
         # j: the best second-order partner in I_low; M = min over I_low of -y G.
-        Ki = column(cache, i, active, n_active) if i >= 0 else Kd  # K[i, t] for the active t
+        Ki = column(cache, i, active, n_active) if i >= 0 else Kd  # K[i, t], active t
         j = -1
         M = np.inf
         best = np.inf

@@ -41,19 +41,27 @@ fixed order (no BLAS, no ``fastmath``), so the outputs are the same on every CPU
 One round costs :math:`O(d^2)`, and :math:`O(d)` with ``diagonal=True``; the diagonal
 learners also take a ``scipy.sparse`` CSR ``X``, in O(nnz) per round
 (:func:`gaussian_epoch_diagonal_csr`), with the bits of the dense loop.
+The compiled loops and :func:`coefficients`, :func:`precision_increment` live in
+``olbook/_gaussian_loops.py`` and are re-exported here under their public names
+(``olbook.second_order.gaussian_epoch``, ...).
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from scipy.stats import norm
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._linalg import back_solve, covariance_from_cholesky, forward_solve, rank_one_update
-from ._rowops import csr_row_score, dot, row_score
+from ._gaussian_loops import (
+    coefficients,
+    gaussian_epoch,
+    gaussian_epoch_diagonal,
+    gaussian_epoch_diagonal_csr,
+    precision_increment,
+)
+from ._linalg import covariance_from_cholesky
 from ._validation import (
     check_bool,
     check_open_unit,
@@ -81,210 +89,6 @@ __all__ = [
 ]
 
 _AROW, _NAROW, _NHERD, _CW, _SCW1, _SCW2 = range(6)
-
-
-#: A precision step c ||x||^2 above this is not applied: the covariance keeps its value along x.
-#: Only CW reaches it, on data it cannot separate: its variance then collapses geometrically
-#: (the precision doubles its exponent every few mistakes) and would overflow.
-_MAX_PRECISION_STEP = 1e250
-
-
-@numba.njit(cache=True)
-def _sqrt_u(alpha, v, phi):
-    r""":math:`\sqrt u = \tfrac12(-\alpha v\phi + \sqrt{\alpha^2v^2\phi^2 + 4v})`.
-
-    Written :math:`2v/(\alpha v\phi + \sqrt{\alpha^2v^2\phi^2 + 4v})`, so that
-    nothing cancels.
-    """
-    t = alpha * v * phi
-    return 2.0 * v / (t + math.sqrt(t * t + 4.0 * v))
-
-
-@numba.njit(cache=True)
-def coefficients(rule, m, v, a, b):
-    """``(alpha, beta)`` of one update, from the margin ``m = y mu.x``, the variance
-    ``v = x' Sigma x`` and the parameters ``a``, ``b``.
-
-    ``rule``: 0 AROW (``a = r``), 1 NAROW (``a = b``), 2 NHerd (``a = C``),
-    3 CW (``a = phi``), 4 SCW-I (``a = phi``, ``b = C``), 5 SCW-II (``a = phi``,
-    ``b = C``). ``(0, 0)`` means no update.
-    """
-    if rule <= 2:  # the hinge-loss family: update when m < 1
-        if m >= 1.0:
-            return 0.0, 0.0
-        if rule == 0:
-            beta = 1.0 / (v + a)
-        elif rule == 1:
-            if v <= 1.0 / a:
-                return 0.0, 0.0
-            beta = 1.0 / (v + v / (a * v - 1.0))
-        else:
-            beta = 1.0 / (v + 1.0 / a)
-        alpha = (1.0 - m) * beta
-        if rule == 2:
-            beta = beta * beta * (v + 2.0 / a)
-        return alpha, beta
-    phi = a  # the confidence family: update when m < phi sqrt(v)
-    if v <= 0.0 or m >= phi * math.sqrt(v):
-        return 0.0, 0.0
-    psi = 1.0 + phi * phi / 2.0
-    zeta = 1.0 + phi * phi
-    if rule <= 4:
-        root = math.sqrt(m * m * phi**4 / 4.0 + v * phi * phi * zeta)
-        alpha = max(0.0, (-m * psi + root) / (v * zeta))
-        if rule == 4:
-            alpha = min(alpha, b)
-    else:
-        n = v + 1.0 / (2.0 * b)
-        gam = phi * math.sqrt(phi * phi * m * m * v * v
-                              + 4.0 * n * v * (n + v * phi * phi))
-        top = -(2.0 * m * n + phi * phi * m * v) + gam
-        alpha = max(0.0, top / (2.0 * (n * n + n * v * phi * phi)))
-    if alpha == 0.0:
-        return 0.0, 0.0
-    beta = alpha * phi / (_sqrt_u(alpha, v, phi) + v * alpha * phi)
-    return alpha, beta
-
-
-@numba.njit(cache=True)
-def precision_increment(rule, m, v, a, b, alpha, beta):
-    r"""The ``c`` with :math:`\Sigma'^{-1} = \Sigma^{-1} + c\,\mathbf x\mathbf x^\top`.
-
-    By Sherman-Morrison, :math:`\Sigma - \beta\Sigma\mathbf x\mathbf x^\top\Sigma` has
-    inverse :math:`\Sigma^{-1} + c\,\mathbf x\mathbf x^\top` with
-    :math:`c = \beta/(1 - \beta v) > 0`. It is computed in a form that does not
-    cancel: :math:`1/r` (AROW), :math:`(bv - 1)/v` (NAROW),
-    :math:`C^2(v + 2/C)` (NormalHerd), :math:`\alpha\phi/\sqrt u` (CW and SCW).
-    """
-    if beta == 0.0:
-        return 0.0
-    if rule == 0:
-        return 1.0 / a
-    if rule == 1:
-        return (a * v - 1.0) / v
-    if rule == 2:
-        return a * a * (v + 2.0 / a)
-    return alpha * a / _sqrt_u(alpha, v, a)
-
-
-@numba.njit(cache=True)
-def gaussian_epoch(X, y, mu, R, rule, a, b, mistakes, updates):
-    r"""One pass of a Gaussian learner over ``(X, y)``; ``mu``, ``R`` change in place.
-
-    ``R`` is :math:`L^\top`, the transpose of the lower Cholesky factor of the precision
-    :math:`\Sigma^{-1} = LL^\top` (upper triangular, so that each loop reads a row).
-    Per round, a triangular solve gives :math:`\mathbf z = L^{-1}\mathbf x`, so
-    :math:`v = \|\mathbf z\|^2 \ge 0`, and, on an update, a second one
-    :math:`\Sigma\mathbf x = L^{-\top}\mathbf z`;
-    the update
-    :math:`\Sigma \leftarrow \Sigma - \beta\Sigma\mathbf x\mathbf x^\top\Sigma`
-    is the rank-one *update*
-    :math:`LL^\top \leftarrow LL^\top + c\,\mathbf x\mathbf x^\top`
-    (:func:`precision_increment`), done by plane rotations in :math:`O(d^2)`: the
-    covariance stays symmetric positive definite by construction. Returns -1, or the
-    index of the first row holding a NaN or inf (read before any use of it).
-    """
-    n, d = X.shape
-    z = np.empty(d)
-    Sx = np.empty(d)
-    w = np.empty(d)
-    for i in range(n):
-        f, nonfinite = row_score(mu, X, i)
-        if nonfinite != 0.0:
-            return i
-        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        x = X[i]
-        v = forward_solve(R, x, z)
-        alpha, beta = coefficients(rule, y[i] * f, v, a, b)
-        updates[i] = alpha != 0.0 or beta != 0.0
-        if updates[i]:
-            back_solve(R, z, Sx)  # Sigma x, needed only to update
-            for j in range(d):
-                mu[j] += alpha * y[i] * Sx[j]
-            c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            if not c * dot(x, x) <= _MAX_PRECISION_STEP:  # CW on noise: see the class
-                continue
-            for j in range(d):
-                w[j] = math.sqrt(c) * x[j]
-            rank_one_update(R, w)
-    return -1
-
-
-@numba.njit(cache=True)
-def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
-    r""":func:`gaussian_epoch` with a diagonal Cholesky factor ``q`` of the precision.
-
-    One round costs O(d).
-
-    The covariance is :math:`\operatorname{diag}(1/q_j^2)`; the precision update keeps
-    the diagonal of :math:`c\,\mathbf x\mathbf x^\top`,
-    :math:`q_j^2 \mathrel{+}= c x_j^2`, so every :math:`q_j` only grows. The arithmetic
-    is that of :func:`gaussian_epoch` on a diagonal factor: on examples with one nonzero
-    coordinate the two give the same bits. Every sum is a blocked dot product
-    (:mod:`olbook._rowops`).
-    """
-    n, d = X.shape
-    z = np.empty(d)
-    for i in range(n):
-        f, nonfinite = row_score(mu, X, i)
-        if nonfinite != 0.0:
-            return i
-        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        x = X[i]
-        for j in range(d):
-            z[j] = x[j] / q[j]
-        v = dot(z, z)
-        alpha, beta = coefficients(rule, y[i] * f, v, a, b)
-        updates[i] = alpha != 0.0 or beta != 0.0
-        if updates[i]:
-            c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            grow = c * dot(x, x) <= _MAX_PRECISION_STEP
-            for j in range(d):
-                mu[j] += alpha * y[i] * (x[j] / q[j] / q[j])
-                if grow:
-                    sx = math.sqrt(c) * x[j]
-                    q[j] = math.sqrt(q[j] * q[j] + sx * sx)
-    return -1
-
-
-@numba.njit(cache=True)
-def gaussian_epoch_diagonal_csr(data, indices, indptr, y, mu, q, rule, a, b, mistakes, updates):
-    """:func:`gaussian_epoch_diagonal` on a CSR matrix ``(data, indices, indptr)``: O(nnz) per round.
-
-    A zero coordinate adds nothing to the sums and leaves its ``mu_j`` and ``q_j``
-    as they are (``sqrt(q * q + 0) = q``), so the bits are those of the dense loop.
-    """
-    n = indptr.shape[0] - 1
-    acc = np.empty(8)
-    for i in range(n):
-        start, stop = indptr[i], indptr[i + 1]
-        f, nonfinite = csr_row_score(mu, data, indices, start, stop, acc)
-        if nonfinite != 0.0:
-            return i
-        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        for k in range(8):
-            acc[k] = 0.0
-        for p in range(start, stop):
-            zj = data[p] / q[indices[p]]
-            acc[indices[p] & 7] += zj * zj
-        v = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
-        alpha, beta = coefficients(rule, y[i] * f, v, a, b)
-        updates[i] = alpha != 0.0 or beta != 0.0
-        if updates[i]:
-            c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            for k in range(8):
-                acc[k] = 0.0
-            for p in range(start, stop):
-                acc[indices[p] & 7] += data[p] * data[p]
-            xx = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
-            grow = c * xx <= _MAX_PRECISION_STEP
-            for p in range(start, stop):
-                j = indices[p]
-                mu[j] += alpha * y[i] * (data[p] / q[j] / q[j])
-                if grow:
-                    sx = math.sqrt(c) * data[p]
-                    q[j] = math.sqrt(q[j] * q[j] + sx * sx)
-    return -1
 
 
 class _Gaussian(LinearPredictorMixin, OnlineLearner):
