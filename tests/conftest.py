@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import os
-from datetime import timedelta
 
 import matplotlib
 
@@ -22,15 +21,15 @@ from hypothesis import settings  # noqa: E402
 
 import olbook  # noqa: E402
 
-# Hypothesis: one profile for every property test, chosen by HYPOTHESIS_PROFILE (default "ci").
-# "ci": 100 examples per property, derandomized (the same search on every run, so CI is
-# reproducible) and no example database. The deadline is per example and in wall-clock
-# time: once numba has compiled (the property modules compile before their first example)
-# no example takes more than about 50 ms of CPU, so 5 s fails on a 100-fold slowdown but
-# not on a machine shared by a dozen processes (measured: load 28 on 2 cores passes).
+# Hypothesis: one profile for every property test, chosen by HYPOTHESIS_PROFILE (default "ci"),
+# and the only place where hypothesis settings other than max_examples are set.
+# "ci": 100 examples per property (a test may ask for fewer with max_examples), derandomized
+# (the same search on every run, so CI is reproducible), no example database, and no
+# deadline: on a fresh clone the first example of a test compiles numba's loops (seconds),
+# and on a shared 2-core machine wall-clock time per example says nothing about olbook.
 # "thorough": ten times the examples, a fresh random search on every run; run it before
 # changing a bound or a learner: HYPOTHESIS_PROFILE=thorough pytest tests/test_properties_*.py
-settings.register_profile("ci", max_examples=100, deadline=timedelta(seconds=5), derandomize=True,
+settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True,
                           database=None, print_blob=True)
 settings.register_profile("thorough", settings.get_profile("ci"), max_examples=1000, derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -26,7 +26,7 @@ def brute_force_min_error(X, y, w):
     return best
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     n=st.integers(1, 12),
     d=st.integers(1, 3),

@@ -19,7 +19,7 @@ def test_parity_family_shape_and_rows(d):
 
 
 @given(st.integers(1, 12), st.data())
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 def test_parity_rule_by_hand(d, data):
     X, y, _ = make_first_one_parity(d)
     i = data.draw(st.integers(0, len(y) - 1))

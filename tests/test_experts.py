@@ -78,7 +78,7 @@ def test_hedge_doubling_epochs():
     assert np.allclose(etas, [math.sqrt(8 * math.log(3) / n) for n in lens])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(arrays(np.float64, st.tuples(st.integers(1, 60), st.integers(1, 6)),
               elements=st.floats(0, 1, allow_nan=False)),
        st.sampled_from(["tuned", "anytime", "doubling"]))
@@ -92,7 +92,7 @@ def test_hedge_regret_never_above_bound(L, eta):
         assert np.all(tr.regret <= bounds + 1e-9)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(st.integers(1, 5), st.integers(2, 200), st.integers(0, 2**32 - 1))
 def test_hedge_regret_bound_adversarial_binary(m, T, seed):
     """Greedy adversary: loss 1 on the experts with the largest weight."""
@@ -149,7 +149,7 @@ def test_hedge_validation_and_unchanged_state():
 
 # ---------------------------------------------------------------- Halving and WM
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(st.integers(1, 300), st.integers(1, 40), st.integers(0, 2**32 - 1))
 def test_halving_never_more_than_log2_m(m, T, seed):
     rng = np.random.default_rng(seed)
@@ -197,7 +197,7 @@ def wm_exact(L, beta):
     return M
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.integers(1, 12), st.integers(1, 60), st.integers(0, 2**32 - 1),
        st.sampled_from([Fraction(1, 2), Fraction(1, 4), Fraction(3, 4)]))
 def test_wm_matches_exact_and_obeys_bound(m, T, seed, beta):

@@ -44,7 +44,7 @@ def test_matches_the_rule():
     assert clf.Q_ == pytest.approx(Q, rel=1e-3)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**31), B=st.integers(1, 25), gamma=st.sampled_from([0.3, 1.0, 4.0]))
 def test_invariant_and_budget(seed, B, gamma):
     rng = np.random.default_rng(seed)

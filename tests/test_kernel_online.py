@@ -95,7 +95,7 @@ def test_kernel_perceptron_mistake_bound_in_feature_space():
     assert clf.converged_ and clf.n_updates_ <= 1.0 / gamma**2  # R = 1 for the Gaussian kernel
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**31), tau=st.integers(1, 40), eta=st.sampled_from([0.05, 0.2, 0.5]),
        lam=st.sampled_from([0.1, 0.5, 1.0]))
 def test_truncation_error_never_exceeds_its_bound(seed, tau, eta, lam):

@@ -94,7 +94,7 @@ def test_exact_diagonal_and_no_negative_distances():
     )
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(2, 40),
@@ -216,7 +216,7 @@ def test_overflow_is_rejected():
     assert np.all(np.isfinite(kernels.gaussian(1.0)(X)))  # values in (0, 1]: no overflow
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 60), rank=st.integers(1, 8), scale=st.floats(1e-3, 1e3))
 def test_is_psd_on_random_low_rank_and_indefinite_matrices(seed, n, rank, scale):
     rng = np.random.default_rng(seed)

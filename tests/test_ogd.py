@@ -38,7 +38,7 @@ def run_regret(o, losses, grads, T, comparators):
     return learner - min(sum(losses(t, c) for t in range(T)) for c in comparators)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.integers(1, 300), st.integers(0, 2**32 - 1), st.sampled_from(["tuned", "anytime"]),
        st.sampled_from(["quadratic", "absolute"]))
 def test_ogd_regret_below_zinkevich_bound(T, seed, eta, kind):

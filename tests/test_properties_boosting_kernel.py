@@ -67,7 +67,7 @@ def truncation_bound(eta: float, lam: float, C: float, X: float, t: int, tau: in
 
 
 def warm_up():
-    """Compile the learners' numba loops, so that no example pays for it within its deadline."""
+    """Compile the learners' numba loops, so that no example pays for it."""
     X, y = np.array([[0.0], [1.0], [2.0]]), np.array([1.0, -1.0, 1.0])
     AdaBoost(n_estimators=2).fit(X, y)
     for loss in ("hinge", "logistic"):

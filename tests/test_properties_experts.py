@@ -90,7 +90,7 @@ def ogd_anytime_bound(D: float, G: float, T: int) -> float:
 
 
 def warm_up():
-    """Compile the learners' numba loops, so that no example pays for it within its deadline."""
+    """Compile the learners' numba loops, so that no example pays for it."""
     Halving(2).update([1.0, 0.0])
     WeightedMajority(2).update([1.0, 0.0])
     for eta in (0.5, "anytime", "doubling"):

@@ -87,7 +87,7 @@ def arow_bound(r: float, a: float, u2: float, uXXu: float, logdet: float, U: int
 
 
 def warm_up():
-    """Compile the learners' numba loops, so that no example pays for it within its deadline."""
+    """Compile the learners' numba loops, so that no example pays for it."""
     X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1.0, -1.0])
     for clf in (olbook.PassiveAggressive(variant="PA"), olbook.ROMMA(), olbook.ROMMA(aggressive=True),
                 olbook.SecondOrderPerceptron(), olbook.AROW()):

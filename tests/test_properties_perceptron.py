@@ -79,7 +79,7 @@ def normalized_after_first(delta: float) -> float:
 
 
 def warm_up():
-    """Compile the learners' numba loops, so that no example pays for it within its deadline."""
+    """Compile the learners' numba loops, so that no example pays for it."""
     X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1.0, -1.0])
     for clf in (olbook.Perceptron(), olbook.Perceptron(fit_intercept=True), olbook.NormalizedPerceptron()):
         clf.fit(X, y)

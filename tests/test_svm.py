@@ -116,7 +116,7 @@ def test_laplacian_matches_svc_precomputed():
     assert np.max(np.abs(f - g)) <= 1e-4 * np.max(np.abs(g))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(4, 60),
@@ -399,7 +399,7 @@ def test_no_intercept_non_separable_and_one_class():
         olbook.SVM().fit(X, np.ones(2))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=12)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(6, 40), d=st.integers(2, 4))
 def test_random_hard_margin_equals_scipy_qp(seed, n, d):
     X, y = separable(seed, n=n, d=d, gap=0.2)

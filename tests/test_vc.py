@@ -43,7 +43,7 @@ grid_2d = st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3)), min_size=1
     lambda v: np.array(v, float))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(grid_1d, st.integers(1, 3))
 def test_union_of_intervals_against_enumeration(x, k):
     cls = vc.UnionOfIntervals(k)
@@ -52,7 +52,7 @@ def test_union_of_intervals_against_enumeration(x, k):
         assert cls.can_realize(x, lab) == brute_interval_union(x[:, 0], lab, k)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(grid_1d)
 def test_intervals_closed_form_equals_union_of_one(x):
     for lab in product([False, True], repeat=x.shape[0]):
@@ -60,7 +60,7 @@ def test_intervals_closed_form_equals_union_of_one(x):
         assert vc.Intervals().can_realize(x, lab) == vc.UnionOfIntervals(1).can_realize(x, lab)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(grid_1d)
 def test_growth_fast_paths_and_search_agree_1d(x):
     for cls in CLASSES_1D:
@@ -69,7 +69,7 @@ def test_growth_fast_paths_and_search_agree_1d(x):
         assert vc.shatters(cls, x) == (g == 2 ** x.shape[0])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(grid_2d)
 def test_growth_fast_paths_and_search_agree_2d(pts):
     for cls in CLASSES_2D:
@@ -78,7 +78,7 @@ def test_growth_fast_paths_and_search_agree_2d(pts):
         assert vc.shatters(cls, pts) == (g == 2 ** pts.shape[0])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(grid_2d)
 def test_sauer_shelah_never_exceeded(pts):
     n = pts.shape[0]
@@ -187,7 +187,7 @@ def test_other_validation_errors():
         vc.growth(vc.HalfSpaces(), np.array([[np.nan, 0.0]]))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(grid_1d)
 def test_halfspaces_in_one_dimension_are_rays(x):
     # Independent of the LP: on the line a half-space is a ray [a, inf) or (-inf, a]; a labelling is
