@@ -18,7 +18,7 @@ NBVAL      := $(BIN)/python -m pytest -p no:cacheprovider --nbval -n 2 --dist lo
 # The second CPU setting: another OpenBLAS kernel and numba's generic CPU, so that an output that
 # depends on the CPU (summation order, SIMD width) fails here rather than on a reader's machine.
 SECOND_CPU := OPENBLAS_CORETYPE=Prescott NUMBA_CPU_NAME=generic
-LINT_PATHS := olbook tests benchmarks tools
+LINT_PATHS := olbook tests benchmarks tools book
 # No network (a network namespace with only loopback; tools/offline.sh says how it degrades where
 # that is not permitted, and OFFLINE=require makes that an error).
 OFFLINE_RUN := tools/offline.sh
@@ -85,6 +85,8 @@ pdf: chromium pdf-tools $(STAMP)
 
 test: chromium pdf-tools $(STAMP)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
+	$(BIN)/python -m ruff format --check $(LINT_PATHS)
+	$(BIN)/python tools/link_api.py --check
 	$(BIN)/python -m pytest -p no:cacheprovider tests
 	$(BIN)/python -m pytest -p no:cacheprovider --doctest-modules olbook -q
 	$(BIN)/python tools/check_install.py
@@ -98,6 +100,7 @@ test: chromium pdf-tools $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
+	$(BIN)/python -m ruff format --check $(LINT_PATHS)
 
 # Every benchmark script at its default size, one after another (each writes
 # benchmarks/results/<name>.json with the machine's description), then the execution time of

@@ -44,7 +44,9 @@ def machine() -> dict:
         pass
     return {
         "cpu": cpu,
-        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "cores": len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
         "os": platform.platform(),
         "python": platform.python_version(),
         "numpy": numpy.__version__,

@@ -31,12 +31,20 @@ def main():
     Xc, yc = load_breast_cancer(return_X_y=True)
     yc = np.where(yc == 1, 1, -1)
     pairs = [
-        ("DecisionStump().fit, 100,000 x 20, weighted", lambda: DecisionStump().fit(X, y, sample_weight=w),
-         "sklearn DecisionTreeClassifier(max_depth=1).fit, same data",
-         lambda: DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=w)),
-        ("AdaBoost(50).fit, breast cancer 569 x 30", lambda: AdaBoost(n_estimators=50).fit(Xc, yc),
-         "sklearn AdaBoostClassifier(DecisionStump(), 50).fit, same data",
-         lambda: AdaBoostClassifier(estimator=DecisionStump(), n_estimators=50).fit(Xc, yc)),
+        (
+            "DecisionStump().fit, 100,000 x 20, weighted",
+            lambda: DecisionStump().fit(X, y, sample_weight=w),
+            "sklearn DecisionTreeClassifier(max_depth=1).fit, same data",
+            lambda: DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=w),
+        ),
+        (
+            "AdaBoost(50).fit, breast cancer 569 x 30",
+            lambda: AdaBoost(n_estimators=50).fit(Xc, yc),
+            "sklearn AdaBoostClassifier(DecisionStump(), 50).fit, same data",
+            lambda: AdaBoostClassifier(estimator=DecisionStump(), n_estimators=50).fit(
+                Xc, yc
+            ),
+        ),
     ]
     rows = []
     for name, f, peer, g in pairs:
@@ -44,9 +52,21 @@ def main():
         _, t_peer = best_of(g)
         ratio = t_peer / t
         print(f"{name}: {t:.3f} s; {peer}: {t_peer:.3f} s; olbook {ratio:.2f}x as fast")
-        rows.append({"case": name, "seconds": round(t, 4), "peer": peer, "reference_s": round(t_peer, 4),
-                     "ratio": round(ratio, 3), "target_kind": "speed-up (no target)"})
-    save("boosting", rows, notes="best of 5; no target in issue 16, ratios for information")
+        rows.append(
+            {
+                "case": name,
+                "seconds": round(t, 4),
+                "peer": peer,
+                "reference_s": round(t_peer, 4),
+                "ratio": round(ratio, 3),
+                "target_kind": "speed-up (no target)",
+            }
+        )
+    save(
+        "boosting",
+        rows,
+        notes="best of 5; no target in issue 16, ratios for information",
+    )
 
 
 if __name__ == "__main__":

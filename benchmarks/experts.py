@@ -42,10 +42,10 @@ def reference_blocked(L: np.ndarray, eta: float) -> np.ndarray:
     out = np.empty(L.shape[0])
     carry = np.zeros(L.shape[1])
     for s in range(0, L.shape[0], BLOCK):
-        C = np.cumsum(L[s:s + BLOCK], axis=0)
+        C = np.cumsum(L[s : s + BLOCK], axis=0)
         C += carry
         carry = C[-1]
-        out[s:s + BLOCK] = logsumexp(-eta * C, axis=1)
+        out[s : s + BLOCK] = logsumexp(-eta * C, axis=1)
     return out
 
 
@@ -67,12 +67,15 @@ def main() -> None:
     _, t_whole = best_of(lambda: reference_whole(L, eta), args.repeat)
     _, t_block = best_of(lambda: reference_blocked(L, eta), args.repeat)
     t_ref = min(t_whole, t_block)
-    for name, t in (("np.cumsum + logsumexp, whole matrix", t_whole),
-                    (f"np.cumsum + logsumexp, blocks of {BLOCK} rows", t_block)):
+    for name, t in (
+        ("np.cumsum + logsumexp, whole matrix", t_whole),
+        (f"np.cumsum + logsumexp, blocks of {BLOCK} rows", t_block),
+    ):
         print(f"{name + ', ' + size:60s} {t:7.3f} s")
         rows.append({"case": f"{name}, {size}", "seconds": round(t, 4)})
 
     for schedule in ["anytime", "doubling"]:
+
         def play(schedule=schedule):
             h = olbook.Hedge(m, eta=schedule)
             return h, h.run(L)
@@ -80,22 +83,43 @@ def main() -> None:
         (h, tr), t = best_of(play, args.repeat)
         ratio = t / t_ref
         regret, bound = float(tr.regret[-1]), h.regret_bound(T)
-        print(f"{f'Hedge(eta={schedule!r}).run, ' + size:60s} {t:7.3f} s "
-              f"({T * m / t / 1e6:.0f} M expert-rounds/s): {ratio:.2f}x the reference's time "
-              f"(target <= {TARGET}: {'met' if ratio <= TARGET else 'NOT met'}); "
-              f"regret {regret:.2f} <= bound {bound:.2f}: {regret <= bound}")
-        rows.append({"case": f"Hedge(eta={schedule!r}).run, {size}", "seconds": round(t, 4),
-                     "reference_s": round(t_ref, 4), "ratio": round(ratio, 3), "target": TARGET,
-                     "target_kind": "time / reference <=", "met": ratio <= TARGET,
-                     "regret": round(regret, 2), "regret_bound": round(bound, 2)})
+        print(
+            f"{f'Hedge(eta={schedule!r}).run, ' + size:60s} {t:7.3f} s "
+            f"({T * m / t / 1e6:.0f} M expert-rounds/s): {ratio:.2f}x the reference's time "
+            f"(target <= {TARGET}: {'met' if ratio <= TARGET else 'NOT met'}); "
+            f"regret {regret:.2f} <= bound {bound:.2f}: {regret <= bound}"
+        )
+        rows.append(
+            {
+                "case": f"Hedge(eta={schedule!r}).run, {size}",
+                "seconds": round(t, 4),
+                "reference_s": round(t_ref, 4),
+                "ratio": round(ratio, 3),
+                "target": TARGET,
+                "target_kind": "time / reference <=",
+                "met": ratio <= TARGET,
+                "regret": round(regret, 2),
+                "regret_bound": round(bound, 2),
+            }
+        )
 
-    B = (L < 0.3).astype(np.float64)  # 0/1 losses: an expert is wrong with probability 0.3
+    B = (L < 0.3).astype(
+        np.float64
+    )  # 0/1 losses: an expert is wrong with probability 0.3
     olbook.WeightedMajority(m).run(B[:10])
     wm, t = best_of(lambda: olbook.WeightedMajority(m).run(B), args.repeat)
-    print(f"{'WeightedMajority(beta=0.5).run, ' + size:60s} {t:7.3f} s "
-          f"({T * m / t / 1e6:.0f} M expert-rounds/s)")
-    rows.append({"case": f"WeightedMajority(beta=0.5).run, {size}", "seconds": round(t, 4)})
-    save("experts", rows, notes=f"best of {args.repeat}; the reference is the faster of the two numpy passes")
+    print(
+        f"{'WeightedMajority(beta=0.5).run, ' + size:60s} {t:7.3f} s "
+        f"({T * m / t / 1e6:.0f} M expert-rounds/s)"
+    )
+    rows.append(
+        {"case": f"WeightedMajority(beta=0.5).run, {size}", "seconds": round(t, 4)}
+    )
+    save(
+        "experts",
+        rows,
+        notes=f"best of {args.repeat}; the reference is the faster of the two numpy passes",
+    )
 
 
 if __name__ == "__main__":

@@ -58,8 +58,12 @@ def run_once(statements: str | None) -> float:
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         return time.perf_counter() - t0
-    out = subprocess.run([sys.executable, "-c", _TIMED.format(setup=statements)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _TIMED.format(setup=statements)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -71,13 +75,25 @@ def main() -> None:
     for case, statements, target in CASES:
         run_once(statements)  # warm: file cache, .pyc, numba's cache
         best = min(run_once(statements) for _ in range(args.repeat))
-        row = {"case": case, "seconds": round(best, 4), "target_s": target,
-               "met": None if target is None else best <= target}
+        row = {
+            "case": case,
+            "seconds": round(best, 4),
+            "target_s": target,
+            "met": None if target is None else best <= target,
+        }
         rows.append(row)
-        verdict = "" if target is None else f"   target <= {target} s: {'met' if row['met'] else 'NOT met'}"
+        verdict = (
+            ""
+            if target is None
+            else f"   target <= {target} s: {'met' if row['met'] else 'NOT met'}"
+        )
         print(f"{case:62s} {best:7.3f} s{verdict}")
-    save("imports", rows, notes=f"fresh interpreter per run, best of {args.repeat} after one warm-up run; "
-                                "interpreter start-up excluded except in the first row")
+    save(
+        "imports",
+        rows,
+        notes=f"fresh interpreter per run, best of {args.repeat} after one warm-up run; "
+        "interpreter start-up excluded except in the first row",
+    )
 
 
 if __name__ == "__main__":

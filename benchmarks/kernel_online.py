@@ -46,7 +46,7 @@ def per_step_after(clf, X, y, checkpoints):
         for b in range(BLOCKS):
             s = t + b * BLOCK
             start = time.perf_counter()
-            clf.partial_fit(X[s:s + BLOCK], y[s:s + BLOCK])
+            clf.partial_fit(X[s : s + BLOCK], y[s : s + BLOCK])
             best = min(best, (time.perf_counter() - start) / BLOCK)
         done = t + BLOCKS * BLOCK
         out.append((t, best, clf.alpha_.size))
@@ -57,9 +57,15 @@ def main() -> None:
     rng = np.random.default_rng(0)
     d = 10
     X = rng.standard_normal((100_000 + BLOCKS * BLOCK, d))
-    y = np.where(np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.5 * rng.standard_normal(X.shape[0]) > 0, 1.0, -1.0)
+    y = np.where(
+        np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.5 * rng.standard_normal(X.shape[0]) > 0,
+        1.0,
+        -1.0,
+    )
     g = kernels.gaussian(0.5)
-    olbook.NORMA(kernel=g, truncation=5).fit(X[:20], y[:20])  # compile (or load numba's cache)
+    olbook.NORMA(kernel=g, truncation=5).fit(
+        X[:20], y[:20]
+    )  # compile (or load numba's cache)
     rows = []
 
     def norma(truncation):
@@ -67,20 +73,43 @@ def main() -> None:
 
     steps = per_step_after(norma(200), X, y, (1_000, 10_000, 100_000))
     for t, per, stored in steps:
-        print(f"NORMA, tau = 200, after t = {t:>7,} rounds: {per * 1e6:7.2f} microseconds per step "
-              f"({stored} terms stored)")
-        rows.append({"case": f"NORMA tau=200, per step after t={t}", "seconds_per_step": per,
-                     "terms_stored": stored})
+        print(
+            f"NORMA, tau = 200, after t = {t:>7,} rounds: {per * 1e6:7.2f} microseconds per step "
+            f"({stored} terms stored)"
+        )
+        rows.append(
+            {
+                "case": f"NORMA tau=200, per step after t={t}",
+                "seconds_per_step": per,
+                "terms_stored": stored,
+            }
+        )
     ratio = steps[-1][1] / steps[0][1]
-    print(f"NORMA, tau = 200: time per step at t = 10^5 / at t = 10^3 = {ratio:.2f} "
-          f"(target <= {FLAT}, flat: {'met' if ratio <= FLAT else 'NOT met'})")
-    rows.append({"case": "NORMA tau=200, per step at t=1e5 / at t=1e3", "ratio": round(ratio, 3),
-                 "target": FLAT, "target_kind": "ratio <=", "met": ratio <= FLAT})
+    print(
+        f"NORMA, tau = 200: time per step at t = 10^5 / at t = 10^3 = {ratio:.2f} "
+        f"(target <= {FLAT}, flat: {'met' if ratio <= FLAT else 'NOT met'})"
+    )
+    rows.append(
+        {
+            "case": "NORMA tau=200, per step at t=1e5 / at t=1e3",
+            "ratio": round(ratio, 3),
+            "target": FLAT,
+            "target_kind": "ratio <=",
+            "met": ratio <= FLAT,
+        }
+    )
     for t, per, stored in per_step_after(norma(None), X, y, (1_000, 10_000)):
-        print(f"NORMA, no truncation, after t = {t:>6,} rounds: {per * 1e6:7.2f} microseconds per step "
-              f"({stored} terms stored)")
-        rows.append({"case": f"NORMA no truncation, per step after t={t}", "seconds_per_step": per,
-                     "terms_stored": stored})
+        print(
+            f"NORMA, no truncation, after t = {t:>6,} rounds: {per * 1e6:7.2f} microseconds per step "
+            f"({stored} terms stored)"
+        )
+        rows.append(
+            {
+                "case": f"NORMA no truncation, per step after t={t}",
+                "seconds_per_step": per,
+                "terms_stored": stored,
+            }
+        )
 
     n = 5_000
     olbook.KernelPerceptron(kernel=g).fit(X[:20], y[:20])
@@ -93,14 +122,29 @@ def main() -> None:
         A = numpy_kernel_perceptron(X[:n], y[:n], 0.5)
         t_np = min(t_np, time.perf_counter() - start)
     speedup = t_np / t_ol
-    print(f"kernel perceptron, one pass over {n} x {d}: olbook {t_ol * 1e3:.0f} ms, numpy loop "
-          f"{t_np * 1e3:.0f} ms: {speedup:.1f}x faster (target 3x: {'met' if speedup >= 3 else 'NOT met'}); "
-          f"same number of updates: {kp.n_updates_ == A.size}")
-    rows.append({"case": f"KernelPerceptron one pass, {n} x {d}, vs a numpy loop", "seconds": round(t_ol, 4),
-                 "reference_s": round(t_np, 4), "ratio": round(speedup, 3), "target": 3.0,
-                 "target_kind": "speed-up >=", "met": speedup >= 3.0, "same_updates": kp.n_updates_ == A.size})
-    save("kernel_online", rows, notes=f"NORMA: best of {BLOCKS} blocks of {BLOCK} rounds at each t; "
-                                      "kernel perceptron: best of 3")
+    print(
+        f"kernel perceptron, one pass over {n} x {d}: olbook {t_ol * 1e3:.0f} ms, numpy loop "
+        f"{t_np * 1e3:.0f} ms: {speedup:.1f}x faster (target 3x: {'met' if speedup >= 3 else 'NOT met'}); "
+        f"same number of updates: {kp.n_updates_ == A.size}"
+    )
+    rows.append(
+        {
+            "case": f"KernelPerceptron one pass, {n} x {d}, vs a numpy loop",
+            "seconds": round(t_ol, 4),
+            "reference_s": round(t_np, 4),
+            "ratio": round(speedup, 3),
+            "target": 3.0,
+            "target_kind": "speed-up >=",
+            "met": speedup >= 3.0,
+            "same_updates": kp.n_updates_ == A.size,
+        }
+    )
+    save(
+        "kernel_online",
+        rows,
+        notes=f"NORMA: best of {BLOCKS} blocks of {BLOCK} rounds at each t; "
+        "kernel perceptron: best of 3",
+    )
 
 
 if __name__ == "__main__":

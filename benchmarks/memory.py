@@ -76,9 +76,13 @@ def main() -> None:
     n, d = args.n, args.d
     rng = np.random.default_rng(0)
     X = rng.standard_normal((n, d))
-    y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    y = np.where(
+        X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0
+    )
     data = X.nbytes + y.nbytes
-    print(f"data: {n} x {d} float64 and labels = {data / 1e6:.1f} MB; peak = memory allocated during one fit pass")
+    print(
+        f"data: {n} x {d} float64 and labels = {data / 1e6:.1f} MB; peak = memory allocated during one fit pass"
+    )
     rows = []
     for group, learners, allowed in [
         ("first-order", FIRST, 10 * n + 16 * 8 * d),
@@ -90,13 +94,28 @@ def main() -> None:
             ok = None if allowed is None else peak <= allowed
             verdict = "not counted" if ok is None else ("met" if ok else "NOT met")
             bound = "" if allowed is None else f" of {allowed / 1e6:6.2f} MB allowed"
-            print(f"{group:16s} {name:32s} peak {peak / 1e6:8.2f} MB = {peak / data:6.1%} of the data"
-                  f"{bound}: {verdict}")
-            rows.append({"case": f"{name}.fit, one pass, {n} x {d}", "peak_bytes": peak, "data_bytes": data,
-                         "allowed_bytes": allowed, "ratio": round(peak / data, 4), "group": group,
-                         "target_kind": "peak memory beyond the data", "met": ok})
-    save("memory", rows, notes="tracemalloc peak of the allocations made during one fit pass (the data exists "
-                               "before); allowed = 10 n + 128 d (+ 32 d^2 for second-order learners)")
+            print(
+                f"{group:16s} {name:32s} peak {peak / 1e6:8.2f} MB = {peak / data:6.1%} of the data"
+                f"{bound}: {verdict}"
+            )
+            rows.append(
+                {
+                    "case": f"{name}.fit, one pass, {n} x {d}",
+                    "peak_bytes": peak,
+                    "data_bytes": data,
+                    "allowed_bytes": allowed,
+                    "ratio": round(peak / data, 4),
+                    "group": group,
+                    "target_kind": "peak memory beyond the data",
+                    "met": ok,
+                }
+            )
+    save(
+        "memory",
+        rows,
+        notes="tracemalloc peak of the allocations made during one fit pass (the data exists "
+        "before); allowed = 10 n + 128 d (+ 32 d^2 for second-order learners)",
+    )
 
 
 if __name__ == "__main__":

@@ -51,9 +51,15 @@ def main() -> None:
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((args.n, args.d))
-    y = np.where(X @ rng.standard_normal(args.d) + 0.3 * rng.standard_normal(args.n) > 0, 1.0, -1.0)
+    y = np.where(
+        X @ rng.standard_normal(args.d) + 0.3 * rng.standard_normal(args.n) > 0,
+        1.0,
+        -1.0,
+    )
 
-    olbook.Perceptron().fit(X[:10], y[:10])  # compile (or load numba's cache) before timing
+    olbook.Perceptron().fit(
+        X[:10], y[:10]
+    )  # compile (or load numba's cache) before timing
     olbook.AveragedPerceptron().fit(X[:10], y[:10])
 
     def run_olbook():
@@ -65,14 +71,29 @@ def main() -> None:
     def run_sklearn():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            return SkPerceptron(shuffle=False, max_iter=1, tol=None, eta0=1.0, alpha=0.0,
-                                fit_intercept=False).fit(X, y)
+            return SkPerceptron(
+                shuffle=False,
+                max_iter=1,
+                tol=None,
+                eta0=1.0,
+                alpha=0.0,
+                fit_intercept=False,
+            ).fit(X, y)
 
     def run_sklearn_avg():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            return SGDClassifier(loss="perceptron", learning_rate="constant", eta0=1.0, penalty=None, average=True,
-                                 shuffle=False, max_iter=1, tol=None, fit_intercept=False).fit(X, y)
+            return SGDClassifier(
+                loss="perceptron",
+                learning_rate="constant",
+                eta0=1.0,
+                penalty=None,
+                average=True,
+                shuffle=False,
+                max_iter=1,
+                tol=None,
+                fit_intercept=False,
+            ).fit(X, y)
 
     Y = np.empty_like(X)
     ours, theirs, plain = run_olbook(), run_sklearn(), numpy_perceptron(X, y)
@@ -87,43 +108,105 @@ def main() -> None:
     gb = X.nbytes / 1e9
     frac, frac_avg = t_copy / t_ol, t_copy / t_ola
     same = np.array_equal(ours.coef_, theirs.coef_[0])
-    diff_avg = float(np.max(np.abs(ours_avg.coef_ - theirs_avg.coef_[0])) / np.max(np.abs(theirs_avg.coef_)))
-    print(f"data: {args.n} x {args.d} float64 ({gb * 1e3:.0f} MB), one pass, same order; {ours.n_updates_} updates")
-    print("timings taken while other processes may run: compare the ratios, not the times")
-    print(f"weights identical to scikit-learn's Perceptron: {same}; same as the numpy loop: "
-          f"{np.allclose(ours.coef_, plain)}; averaged vs SGDClassifier(average=True): largest relative "
-          f"difference {diff_avg:.1e}")
-    print(f"np.copyto(Y, X)               {t_copy * 1e3:9.1f} ms   {gb / t_copy:6.1f} GB/s of X")
-    print(f"olbook.Perceptron             {t_ol * 1e3:9.1f} ms   {gb / t_ol:6.1f} GB/s of X = {frac:.0%} of copy")
-    print(f"sklearn Perceptron            {t_sk * 1e3:9.1f} ms   olbook is {t_sk / t_ol:5.1f}x faster")
-    print(f"olbook.AveragedPerceptron     {t_ola * 1e3:9.1f} ms   {gb / t_ola:6.1f} GB/s of X = {frac_avg:.0%} of copy")
-    print(f"sklearn SGD(average=True)     {t_ska * 1e3:9.1f} ms   olbook is {t_ska / t_ola:5.1f}x faster")
-    print(f"plain numpy loop              {t_np * 1e3:9.1f} ms   olbook is {t_np / t_ol:5.1f}x faster")
-    for label, r in [("Perceptron", t_sk / t_ol), ("AveragedPerceptron", t_ska / t_ola)]:
-        print(f"target >= 3x faster than scikit-learn, {label}: {'met' if r >= 3 else 'NOT met'} ({r:.1f}x)")
+    diff_avg = float(
+        np.max(np.abs(ours_avg.coef_ - theirs_avg.coef_[0]))
+        / np.max(np.abs(theirs_avg.coef_))
+    )
+    print(
+        f"data: {args.n} x {args.d} float64 ({gb * 1e3:.0f} MB), one pass, same order; {ours.n_updates_} updates"
+    )
+    print(
+        "timings taken while other processes may run: compare the ratios, not the times"
+    )
+    print(
+        f"weights identical to scikit-learn's Perceptron: {same}; same as the numpy loop: "
+        f"{np.allclose(ours.coef_, plain)}; averaged vs SGDClassifier(average=True): largest relative "
+        f"difference {diff_avg:.1e}"
+    )
+    print(
+        f"np.copyto(Y, X)               {t_copy * 1e3:9.1f} ms   {gb / t_copy:6.1f} GB/s of X"
+    )
+    print(
+        f"olbook.Perceptron             {t_ol * 1e3:9.1f} ms   {gb / t_ol:6.1f} GB/s of X = {frac:.0%} of copy"
+    )
+    print(
+        f"sklearn Perceptron            {t_sk * 1e3:9.1f} ms   olbook is {t_sk / t_ol:5.1f}x faster"
+    )
+    print(
+        f"olbook.AveragedPerceptron     {t_ola * 1e3:9.1f} ms   {gb / t_ola:6.1f} GB/s of X = {frac_avg:.0%} of copy"
+    )
+    print(
+        f"sklearn SGD(average=True)     {t_ska * 1e3:9.1f} ms   olbook is {t_ska / t_ola:5.1f}x faster"
+    )
+    print(
+        f"plain numpy loop              {t_np * 1e3:9.1f} ms   olbook is {t_np / t_ol:5.1f}x faster"
+    )
+    for label, r in [
+        ("Perceptron", t_sk / t_ol),
+        ("AveragedPerceptron", t_ska / t_ola),
+    ]:
+        print(
+            f"target >= 3x faster than scikit-learn, {label}: {'met' if r >= 3 else 'NOT met'} ({r:.1f}x)"
+        )
     for label, f in [("Perceptron", frac), ("AveragedPerceptron", frac_avg)]:
-        print(f"target >= 50% of copy bandwidth, {label}: {'met' if f >= 0.5 else 'NOT met'} ({f:.0%})")
+        print(
+            f"target >= 50% of copy bandwidth, {label}: {'met' if f >= 0.5 else 'NOT met'} ({f:.0%})"
+        )
 
     case = f"one pass, {args.n} x {args.d}"
-    save("perceptron", rows=[
-        {"case": f"Perceptron().fit, {case}", "seconds": round(t_ol, 5),
-         "peer": "sklearn Perceptron(shuffle=False, max_iter=1, tol=None, eta0=1, alpha=0)",
-         "reference_s": round(t_sk, 5), "ratio": round(t_sk / t_ol, 3), "target": 3.0,
-         "target_kind": "speed-up", "identical_weights": bool(same)},
-        {"case": f"AveragedPerceptron().fit, {case}", "seconds": round(t_ola, 5),
-         "peer": "sklearn SGDClassifier(loss='perceptron', average=True, eta0=1, penalty=None)",
-         "reference_s": round(t_ska, 5), "ratio": round(t_ska / t_ola, 3), "target": 3.0,
-         "target_kind": "speed-up", "max_rel_diff": diff_avg},
-        {"case": f"Perceptron().fit, bytes of X read per second, {case}", "seconds": round(t_ol, 5),
-         "peer": "np.copyto(Y, X)", "reference_s": round(t_copy, 5), "ratio": round(frac, 3), "target": 0.5,
-         "target_kind": "fraction of copy bandwidth"},
-        {"case": f"AveragedPerceptron().fit, bytes of X read per second, {case}", "seconds": round(t_ola, 5),
-         "peer": "np.copyto(Y, X)", "reference_s": round(t_copy, 5), "ratio": round(frac_avg, 3),
-         "target": 0.5, "target_kind": "fraction of copy bandwidth"},
-        {"case": f"Perceptron().fit, {case}", "seconds": round(t_ol, 5), "peer": "plain numpy loop",
-         "reference_s": round(t_np, 5), "ratio": round(t_np / t_ol, 3), "target_kind": "speed-up (no target)"},
-    ], notes=f"best of {args.repeat} (numpy loop once); measured with other processes running, ratios are "
-             "taken within one run")
+    save(
+        "perceptron",
+        rows=[
+            {
+                "case": f"Perceptron().fit, {case}",
+                "seconds": round(t_ol, 5),
+                "peer": "sklearn Perceptron(shuffle=False, max_iter=1, tol=None, eta0=1, alpha=0)",
+                "reference_s": round(t_sk, 5),
+                "ratio": round(t_sk / t_ol, 3),
+                "target": 3.0,
+                "target_kind": "speed-up",
+                "identical_weights": bool(same),
+            },
+            {
+                "case": f"AveragedPerceptron().fit, {case}",
+                "seconds": round(t_ola, 5),
+                "peer": "sklearn SGDClassifier(loss='perceptron', average=True, eta0=1, penalty=None)",
+                "reference_s": round(t_ska, 5),
+                "ratio": round(t_ska / t_ola, 3),
+                "target": 3.0,
+                "target_kind": "speed-up",
+                "max_rel_diff": diff_avg,
+            },
+            {
+                "case": f"Perceptron().fit, bytes of X read per second, {case}",
+                "seconds": round(t_ol, 5),
+                "peer": "np.copyto(Y, X)",
+                "reference_s": round(t_copy, 5),
+                "ratio": round(frac, 3),
+                "target": 0.5,
+                "target_kind": "fraction of copy bandwidth",
+            },
+            {
+                "case": f"AveragedPerceptron().fit, bytes of X read per second, {case}",
+                "seconds": round(t_ola, 5),
+                "peer": "np.copyto(Y, X)",
+                "reference_s": round(t_copy, 5),
+                "ratio": round(frac_avg, 3),
+                "target": 0.5,
+                "target_kind": "fraction of copy bandwidth",
+            },
+            {
+                "case": f"Perceptron().fit, {case}",
+                "seconds": round(t_ol, 5),
+                "peer": "plain numpy loop",
+                "reference_s": round(t_np, 5),
+                "ratio": round(t_np / t_ol, 3),
+                "target_kind": "speed-up (no target)",
+            },
+        ],
+        notes=f"best of {args.repeat} (numpy loop once); measured with other processes running, ratios are "
+        "taken within one run",
+    )
 
 
 if __name__ == "__main__":

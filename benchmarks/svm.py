@@ -80,12 +80,19 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps({{"rss_peak_mb": peak / 2**20, "rss_fit_mb": (peak - before) / 2**20,
                   "traced_peak_mb": traced / 2**20}}))
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parent,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def dual_objective(kernel, X: np.ndarray, support: np.ndarray, coef: np.ndarray) -> float:
+def dual_objective(
+    kernel, X: np.ndarray, support: np.ndarray, coef: np.ndarray
+) -> float:
     """D(alpha) = sum(alpha) - 1/2 sum_st c_s c_t K_st with c = alpha * y, over the support vectors."""
     K = kernels.gram(kernel, X[support])
     return float(np.sum(np.abs(coef)) - 0.5 * coef @ K @ coef)
@@ -99,7 +106,9 @@ def run(name: str, n: int, repeat: int, tol: float) -> dict:
     for _ in range(repeat):  # alternately, so that both see the same load
         ours, t = best_of(lambda: olbook.SVM(k, C=C, tol=tol).fit(X, y), 1)
         t_ol = min(t_ol, t)
-        sk, t = best_of(lambda: SVC(kernel="rbf", gamma=gamma, C=C, tol=tol).fit(X, y), 1)
+        sk, t = best_of(
+            lambda: SVC(kernel="rbf", gamma=gamma, C=C, tol=tol).fit(X, y), 1
+        )
         t_sk = min(t_sk, t)
     f, g = ours.decision_function(X), sk.decision_function(X)
     d_ours = dual_objective(k, X, ours.support_, ours.dual_coef_[0])
@@ -107,12 +116,23 @@ def run(name: str, n: int, repeat: int, tol: float) -> dict:
     only = len(set(ours.support_.tolist()) ^ set(sk.support_.tolist()))
     mem = peak_memory(name, n, tol)
     row = {
-        "case": f"{name}, n={n}", "problem": name, "n": n, "gamma": gamma, "C": C, "tol": tol,
-        "olbook_s": t_ol, "sklearn_s": t_sk, "ratio": t_sk / t_ol, "target": 1.0,
-        "olbook_iter": ours.n_iter_, "sklearn_iter": int(sk.n_iter_[0]),
-        "olbook_n_sv": int(ours.support_.size), "sklearn_n_sv": int(sk.support_.size),
+        "case": f"{name}, n={n}",
+        "problem": name,
+        "n": n,
+        "gamma": gamma,
+        "C": C,
+        "tol": tol,
+        "olbook_s": t_ol,
+        "sklearn_s": t_sk,
+        "ratio": t_sk / t_ol,
+        "target": 1.0,
+        "olbook_iter": ours.n_iter_,
+        "sklearn_iter": int(sk.n_iter_[0]),
+        "olbook_n_sv": int(ours.support_.size),
+        "sklearn_n_sv": int(sk.support_.size),
         "sv_in_one_only": only,
-        "olbook_accuracy": float(ours.score(X, y)), "sklearn_accuracy": float(sk.score(X, y)),
+        "olbook_accuracy": float(ours.score(X, y)),
+        "sklearn_accuracy": float(sk.score(X, y)),
         "dual_rel_diff": abs(d_ours - d_sk) / abs(d_sk),
         "decision_rel_diff": float(np.max(np.abs(f - g)) / np.max(np.abs(g))),
         **mem,
@@ -131,7 +151,9 @@ def run(name: str, n: int, repeat: int, tol: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1,000 and 2,000 examples only")
+    parser.add_argument(
+        "--quick", action="store_true", help="1,000 and 2,000 examples only"
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tol", type=float, default=1e-6)
     args = parser.parse_args()
@@ -141,14 +163,20 @@ def main() -> None:
     olbook.SVM(kernels.gaussian(1.0), C=1.0).fit(Xw, yw)  # compile / load numba's cache
     rows = [run(name, n, args.repeat, args.tol) for n in sizes for name in PROBLEMS]
     worst = min(rows, key=lambda r: r["ratio"])
-    print(f"slowest case relative to SVC: {worst['case']}, SVC/olbook = {worst['ratio']:.2f}x (target >= 1); "
-          f"largest fit memory {max(r['rss_fit_mb'] for r in rows):.0f} MB (target <= 1024 MB at 20,000)")
+    print(
+        f"slowest case relative to SVC: {worst['case']}, SVC/olbook = {worst['ratio']:.2f}x (target >= 1); "
+        f"largest fit memory {max(r['rss_fit_mb'] for r in rows):.0f} MB (target <= 1024 MB at 20,000)"
+    )
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    save("svm_quick" if args.quick else "svm", rows, notes=(
-        f"olbook.SVM vs sklearn.svm.SVC, Gaussian kernel, same C and tol={args.tol:g}, default cache (200 MB) "
-        f"and shrinking; best of {args.repeat} alternating wall-time runs (noisy on a shared machine: read the "
-        f"ratio). Memory of the olbook fit measured in a fresh subprocess. This process peaked at {maxrss:.0f} MB."
-    ))
+    save(
+        "svm_quick" if args.quick else "svm",
+        rows,
+        notes=(
+            f"olbook.SVM vs sklearn.svm.SVC, Gaussian kernel, same C and tol={args.tol:g}, default cache (200 MB) "
+            f"and shrinking; best of {args.repeat} alternating wall-time runs (noisy on a shared machine: read the "
+            f"ratio). Memory of the olbook fit measured in a fresh subprocess. This process peaked at {maxrss:.0f} MB."
+        ),
+    )
 
 
 if __name__ == "__main__":

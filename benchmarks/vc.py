@@ -45,38 +45,104 @@ def main():
     growing = [plane5[:k] for k in range(1, 6)]
     grid = np.array([(i, j) for i in range(5) for j in range(5)], dtype=float)
     quads = [grid[list(idx)] for idx in combinations(range(25), 4)]
-    circle = np.array([(25, 0), (24, 7), (20, 15), (15, 20), (7, 24), (0, 25), (-7, 24), (-15, 20),
-                       (-20, 15), (-24, 7), (-25, 0), (-24, -7)], dtype=float)
+    circle = np.array(
+        [
+            (25, 0),
+            (24, 7),
+            (20, 15),
+            (15, 20),
+            (7, 24),
+            (0, 25),
+            (-7, 24),
+            (-15, 20),
+            (-20, 15),
+            (-24, 7),
+            (-25, 0),
+            (-24, -7),
+        ],
+        dtype=float,
+    )
     half, rect = vc.HalfSpaces(), vc.AxisAlignedRectangles()
     cases = [
-        ("shatters(HalfSpaces(), 4 corners of a simplex in R^3)", True, lambda: vc.shatters(half, simplex(3))),
-        ("shatters(HalfSpaces(), 5 points in R^3)", True, lambda: vc.shatters(half, radon3)),
-        ("growth(HalfSpaces(), 8 points in R^2)", True, lambda: vc.growth(half, plane8)),
-        ("growth(HalfSpaces(), 7 points in R^3)", True, lambda: vc.growth(half, space7)),
-        ("vc_dimension(UnionOfIntervals(3), 1..8 points of a line)", True,
-         lambda: vc.vc_dimension(vc.UnionOfIntervals(3), line)),
-        ("vc_dimension(HalfSpaces(), 1..5 points of the plane)", False,
-         lambda: vc.vc_dimension(half, growing)),
-        (f"shatters(AxisAlignedRectangles(), each of the {len(quads):,} 4-subsets of a 5x5 grid)", True,
-         lambda: sum(vc.shatters(rect, q) for q in quads)),
-        ("shatters(ConvexPolygons(), 12 points on a circle)", True,
-         lambda: vc.shatters(vc.ConvexPolygons(), circle)),
-        ("shatters(HalfSpaces(), 10 points in R^2)", False, lambda: vc.shatters(half, P)),
+        (
+            "shatters(HalfSpaces(), 4 corners of a simplex in R^3)",
+            True,
+            lambda: vc.shatters(half, simplex(3)),
+        ),
+        (
+            "shatters(HalfSpaces(), 5 points in R^3)",
+            True,
+            lambda: vc.shatters(half, radon3),
+        ),
+        (
+            "growth(HalfSpaces(), 8 points in R^2)",
+            True,
+            lambda: vc.growth(half, plane8),
+        ),
+        (
+            "growth(HalfSpaces(), 7 points in R^3)",
+            True,
+            lambda: vc.growth(half, space7),
+        ),
+        (
+            "vc_dimension(UnionOfIntervals(3), 1..8 points of a line)",
+            True,
+            lambda: vc.vc_dimension(vc.UnionOfIntervals(3), line),
+        ),
+        (
+            "vc_dimension(HalfSpaces(), 1..5 points of the plane)",
+            False,
+            lambda: vc.vc_dimension(half, growing),
+        ),
+        (
+            f"shatters(AxisAlignedRectangles(), each of the {len(quads):,} 4-subsets of a 5x5 grid)",
+            True,
+            lambda: sum(vc.shatters(rect, q) for q in quads),
+        ),
+        (
+            "shatters(ConvexPolygons(), 12 points on a circle)",
+            True,
+            lambda: vc.shatters(vc.ConvexPolygons(), circle),
+        ),
+        (
+            "shatters(HalfSpaces(), 10 points in R^2)",
+            False,
+            lambda: vc.shatters(half, P),
+        ),
         ("growth(HalfSpaces(), 10 points in R^2)", False, lambda: vc.growth(half, P)),
-        ("growth(AxisAlignedRectangles(), 12 points in R^3)", False, lambda: vc.growth(rect, Q)),
+        (
+            "growth(AxisAlignedRectangles(), 12 points in R^3)",
+            False,
+            lambda: vc.growth(rect, Q),
+        ),
     ]
     rows = []
     for name, in_book, f in cases:
         out, total = best_of(f)
-        t = total / len(quads) if "each of the" in name else total  # the loop's time per call
-        verdict = f"(book size, target < {TARGET_S:.0f} s: {'met' if t < TARGET_S else 'NOT met'})" if in_book else ""
+        t = (
+            total / len(quads) if "each of the" in name else total
+        )  # the loop's time per call
+        verdict = (
+            f"(book size, target < {TARGET_S:.0f} s: {'met' if t < TARGET_S else 'NOT met'})"
+            if in_book
+            else ""
+        )
         print(f"{name:68s} -> {out!s:6s} {t * 1e3:9.2f} ms {verdict}")
         if t != total:
-            print(f"{'':68s}    {'':6s} {total * 1e3:9.2f} ms for the whole loop (above: per call)")
-        rows.append({"case": name, "result": out if isinstance(out, bool) else int(out), "seconds": round(t, 6),
-                     "total_seconds": round(total, 5),
-                     "book_size": in_book, "target_s": TARGET_S if in_book else None,
-                     "met": (t < TARGET_S) if in_book else None})
+            print(
+                f"{'':68s}    {'':6s} {total * 1e3:9.2f} ms for the whole loop (above: per call)"
+            )
+        rows.append(
+            {
+                "case": name,
+                "result": out if isinstance(out, bool) else int(out),
+                "seconds": round(t, 6),
+                "total_seconds": round(total, 5),
+                "book_size": in_book,
+                "target_s": TARGET_S if in_book else None,
+                "met": (t < TARGET_S) if in_book else None,
+            }
+        )
     save("vc", rows, notes="best of 5; target: each call at the book's sizes under 1 s")
 
 

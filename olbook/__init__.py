@@ -69,15 +69,39 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "multiclass": ("MulticlassPA", "MulticlassPerceptron"),
     "ogd": ("OGD", "OCOTrace"),
     "passive_aggressive": ("PassiveAggressive",),
-    "perceptron": ("AveragedPerceptron", "NormalizedPerceptron", "Perceptron", "VotedPerceptron"),
+    "perceptron": (
+        "AveragedPerceptron",
+        "NormalizedPerceptron",
+        "Perceptron",
+        "VotedPerceptron",
+    ),
     "pocket": ("Pocket",),
-    "second_order": ("AROW", "NAROW", "SCW", "ConfidenceWeighted", "NormalHerd", "SecondOrderPerceptron"),
+    "second_order": (
+        "AROW",
+        "NAROW",
+        "SCW",
+        "ConfidenceWeighted",
+        "NormalHerd",
+        "SecondOrderPerceptron",
+    ),
     "svm": ("SVM",),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
-if TYPE_CHECKING:  # what the lazy __getattr__ below provides, spelled out for static tools
-    from . import boosting, data, display, experts, kernel_online, kernels, ogd, plotting, vc
+if (
+    TYPE_CHECKING
+):  # what the lazy __getattr__ below provides, spelled out for static tools
+    from . import (
+        boosting,
+        data,
+        display,
+        experts,
+        kernel_online,
+        kernels,
+        ogd,
+        plotting,
+        vc,
+    )
     from ._base import Trace
     from ._rowops import row_dots, row_score, row_sqnorms, rowwise_dots
     from ._validation import ConvergenceWarning
@@ -102,9 +126,21 @@ if TYPE_CHECKING:  # what the lazy __getattr__ below provides, spelled out for s
     from .multiclass import MulticlassPA, MulticlassPerceptron
     from .ogd import OGD, OCOTrace
     from .passive_aggressive import PassiveAggressive
-    from .perceptron import AveragedPerceptron, NormalizedPerceptron, Perceptron, VotedPerceptron
+    from .perceptron import (
+        AveragedPerceptron,
+        NormalizedPerceptron,
+        Perceptron,
+        VotedPerceptron,
+    )
     from .pocket import Pocket
-    from .second_order import AROW, NAROW, SCW, ConfidenceWeighted, NormalHerd, SecondOrderPerceptron
+    from .second_order import (
+        AROW,
+        NAROW,
+        SCW,
+        ConfidenceWeighted,
+        NormalHerd,
+        SecondOrderPerceptron,
+    )
     from .svm import SVM
 
 
@@ -114,7 +150,9 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
         globals()[name] = value  # later accesses are plain attribute look-ups
         return value
-    if not name.startswith("__"):  # a submodule: olbook.vc, olbook.perceptron, olbook._base, ...
+    if not name.startswith(
+        "__"
+    ):  # a submodule: olbook.vc, olbook.perceptron, olbook._base, ...
         try:
             return importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as exc:

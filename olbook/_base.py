@@ -58,7 +58,9 @@ __all__ = [
 ]
 
 
-def predict_from_scores(scores: np.ndarray, classes: np.ndarray = CLASSES) -> np.ndarray:
+def predict_from_scores(
+    scores: np.ndarray, classes: np.ndarray = CLASSES
+) -> np.ndarray:
     """Labels from real-valued scores: ``classes[1]`` where the score is > 0, else ``classes[0]``.
 
     With the default ``classes`` (``CLASSES``) the labels are int64 -1 and +1.
@@ -111,7 +113,9 @@ class Trace:
         m = np.asarray(mistakes, dtype=bool)
         u = np.asarray(updates, dtype=bool)
         if m.shape != u.shape or m.ndim != 1:
-            raise ValueError("mistakes and updates must be 1-D boolean arrays of one length.")
+            raise ValueError(
+                "mistakes and updates must be 1-D boolean arrays of one length."
+            )
         self._mistakes.append(m.copy())
         self._updates.append(u.copy())
         self._ends.append(self.n_rounds + m.size)
@@ -120,7 +124,10 @@ class Trace:
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._cache is None:
             if self._mistakes:
-                self._cache = (np.concatenate(self._mistakes), np.concatenate(self._updates))
+                self._cache = (
+                    np.concatenate(self._mistakes),
+                    np.concatenate(self._updates),
+                )
             else:
                 self._cache = (np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
         return self._cache
@@ -165,11 +172,17 @@ class LinearPredictorMixin:
     def decision_function(self, X) -> np.ndarray:
         """Signed score :math:`\\mathbf w^\\top \\mathbf x + b` of each example, shape (n_samples,)."""
         self._check_fitted()
-        Xa = check_X_sparse(X, n_features=self.n_features_in_, estimator=self,
-                            accept_sparse=getattr(self, "_accepts_sparse", False))
+        Xa = check_X_sparse(
+            X,
+            n_features=self.n_features_in_,
+            estimator=self,
+            accept_sparse=getattr(self, "_accepts_sparse", False),
+        )
         if is_sparse(Xa):  # CSR: O(nnz), the bits of the dense rows
             return csr_row_dots(Xa, self.coef_) + self.intercept_
-        return row_dots(Xa, self.coef_) + self.intercept_  # same bits on every CPU, unlike BLAS
+        return (
+            row_dots(Xa, self.coef_) + self.intercept_
+        )  # same bits on every CPU, unlike BLAS
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels, ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
@@ -230,7 +243,9 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     def _init_state(self, n_features: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _epoch(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    def _epoch(
+        self, X: np.ndarray, y: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
         raise NotImplementedError
 
     # --- shared machinery -------------------------------------------------------------
@@ -238,7 +253,9 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """``classes_`` from the ``classes`` argument of the first ``partial_fit``."""
         return binary_classes(classes)
 
-    def _encode_targets(self, y, n_samples: int, classes) -> tuple[np.ndarray, np.ndarray]:
+    def _encode_targets(
+        self, y, n_samples: int, classes
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Check the labels; return them as the epoch loop reads them, and ``classes_``.
 
         ``classes`` is None at the start (then taken from ``y``), else the
@@ -285,8 +302,9 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         epochs = check_positive_int(self.max_iter, "max_iter")
-        Xa = check_X_sparse(X, finite=False, accept_sparse=self._accepts_sparse,
-                            estimator=self)  # _epoch rejects NaN/inf
+        Xa = check_X_sparse(
+            X, finite=False, accept_sparse=self._accepts_sparse, estimator=self
+        )  # _epoch rejects NaN/inf
         ya, classes = self._encode_targets(y, Xa.shape[0], None)
         saved = dict(self.__dict__)
         try:
@@ -330,13 +348,20 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         fitted = hasattr(self, "trace_")
-        Xa = check_X_sparse(X, n_features=self.n_features_in_ if fitted else None, finite=False,
-                            estimator=self, accept_sparse=self._accepts_sparse)
+        Xa = check_X_sparse(
+            X,
+            n_features=self.n_features_in_ if fitted else None,
+            finite=False,
+            estimator=self,
+            accept_sparse=self._accepts_sparse,
+        )
         if classes is not None:
             classes = self._check_classes(classes)
             if fitted and not np.array_equal(classes, self.classes_):
-                raise ValueError(f"classes={classes.tolist()} is not the classes_ "
-                                 f"{self.classes_.tolist()} of the first call to partial_fit.")
+                raise ValueError(
+                    f"classes={classes.tolist()} is not the classes_ "
+                    f"{self.classes_.tolist()} of the first call to partial_fit."
+                )
         if fitted:
             classes = self.classes_
         ya, classes = self._encode_targets(y, Xa.shape[0], classes)
@@ -403,8 +428,11 @@ class GameLearner:
     def trace_(self):
         """The trace of every round since the last reset (built from its blocks when asked)."""
         if self._trace is None:
-            self._trace = (self._trace_type.concatenate(self._chunks) if self._chunks
-                           else self._trace_type.empty(self))
+            self._trace = (
+                self._trace_type.concatenate(self._chunks)
+                if self._chunks
+                else self._trace_type.empty(self)
+            )
         return self._trace
 
     def predict(self):  # pragma: no cover - abstract

@@ -42,8 +42,12 @@ class ExpertTrace:
     @classmethod
     def concatenate(cls, chunks) -> ExpertTrace:
         """One trace from consecutive blocks of rounds (their sums already run on)."""
-        return cls(*(np.concatenate([getattr(c, f) for c in chunks])
-                     for f in ("loss", "cumulative_loss", "best_loss", "regret")))
+        return cls(
+            *(
+                np.concatenate([getattr(c, f) for c in chunks])
+                for f in ("loss", "cumulative_loss", "best_loss", "regret")
+            )
+        )
 
     @classmethod
     def empty(cls, learner=None) -> ExpertTrace:
@@ -51,7 +55,9 @@ class ExpertTrace:
         return cls(*(np.zeros(0) for _ in range(4)))
 
 
-def check_losses(losses, n_experts: int | None = None, *, kind: str = "unit", ndim: int = 2) -> np.ndarray:
+def check_losses(
+    losses, n_experts: int | None = None, *, kind: str = "unit", ndim: int = 2
+) -> np.ndarray:
     """Return ``losses`` as a float64 array, or raise a ``ValueError`` naming the problem.
 
     ``kind`` is ``"unit"`` (values in [0, 1], as the regret bounds assume),
@@ -61,18 +67,26 @@ def check_losses(losses, n_experts: int | None = None, *, kind: str = "unit", nd
     try:
         arr = np.asarray(losses, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"losses must be numeric; could not convert them to float64 ({exc})") from None
+        raise ValueError(
+            f"losses must be numeric; could not convert them to float64 ({exc})"
+        ) from None
     shape = "(n_experts,)" if ndim == 1 else "(n_rounds, n_experts)"
     if arr.ndim != ndim:
-        raise ValueError(f"losses must be a {ndim}-D array of shape {shape}; got shape {arr.shape}.")
+        raise ValueError(
+            f"losses must be a {ndim}-D array of shape {shape}; got shape {arr.shape}."
+        )
     if arr.size == 0:
         raise ValueError(f"losses is empty (shape {arr.shape}).")
     if n_experts is not None and arr.shape[-1] != n_experts:
-        raise ValueError(f"losses has {arr.shape[-1]} experts (columns), but the learner has {n_experts}.")
+        raise ValueError(
+            f"losses has {arr.shape[-1]} experts (columns), but the learner has {n_experts}."
+        )
     if not np.all(np.isfinite(arr)):
         raise non_finite_error(arr, "losses")
     if kind == "binary" and np.any((arr != 0.0) & (arr != 1.0)):
-        raise ValueError(f"losses must be 0 (expert right) or 1 (expert wrong); found {_describe(arr)}.")
+        raise ValueError(
+            f"losses must be 0 (expert right) or 1 (expert wrong); found {_describe(arr)}."
+        )
     if kind == "unit":
         lo, hi = float(arr.min()), float(arr.max())
         if lo < 0.0 or hi > 1.0:
@@ -95,18 +109,26 @@ def regret(losses, choices) -> float:
     c = np.asarray(choices)
     if c.ndim == 1:
         if c.shape[0] != L.shape[0] or not np.issubdtype(c.dtype, np.integer):
-            raise ValueError(f"choices must be {L.shape[0]} integer expert indices; got {c.dtype} of shape {c.shape}.")
+            raise ValueError(
+                f"choices must be {L.shape[0]} integer expert indices; got {c.dtype} of shape {c.shape}."
+            )
         if c.min() < 0 or c.max() >= L.shape[1]:
-            raise ValueError(f"choices must lie in [0, {L.shape[1] - 1}]; found [{c.min()}, {c.max()}].")
+            raise ValueError(
+                f"choices must lie in [0, {L.shape[1] - 1}]; found [{c.min()}, {c.max()}]."
+            )
         paid = L[np.arange(L.shape[0]), c]
     else:
         P = np.asarray(c, dtype=np.float64)
         if P.shape != L.shape:
-            raise ValueError(f"choices has shape {P.shape}; the losses have shape {L.shape}.")
+            raise ValueError(
+                f"choices has shape {P.shape}; the losses have shape {L.shape}."
+            )
         paid = rowwise_dots(np.ascontiguousarray(P), L)
     return float(np.cumsum(paid)[-1] - np.cumsum(L, axis=0)[-1].min())
 
 
 def _trace(loss: np.ndarray, best: np.ndarray, offset: float) -> ExpertTrace:
     cum = np.cumsum(loss) + offset
-    return ExpertTrace(loss=loss, cumulative_loss=cum, best_loss=best, regret=cum - best)
+    return ExpertTrace(
+        loss=loss, cumulative_loss=cum, best_loss=best, regret=cum - best
+    )

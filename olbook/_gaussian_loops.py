@@ -82,8 +82,9 @@ def coefficients(rule, m, v, a, b):
             alpha = min(alpha, b)
     else:
         n = v + 1.0 / (2.0 * b)
-        gam = phi * math.sqrt(phi * phi * m * m * v * v
-                              + 4.0 * n * v * (n + v * phi * phi))
+        gam = phi * math.sqrt(
+            phi * phi * m * m * v * v + 4.0 * n * v * (n + v * phi * phi)
+        )
         top = -(2.0 * m * n + phi * phi * m * v) + gam
         alpha = max(0.0, top / (2.0 * (n * n + n * v * phi * phi)))
     if alpha == 0.0:
@@ -194,7 +195,9 @@ def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
 
 
 @numba.njit(cache=True)
-def gaussian_epoch_diagonal_csr(data, indices, indptr, y, mu, q, rule, a, b, mistakes, updates):
+def gaussian_epoch_diagonal_csr(
+    data, indices, indptr, y, mu, q, rule, a, b, mistakes, updates
+):
     """:func:`gaussian_epoch_diagonal` on a CSR matrix ``(data, indices, indptr)``: O(nnz) per round.
 
     A zero coordinate adds nothing to the sums and leaves its ``mu_j`` and ``q_j``
@@ -213,7 +216,9 @@ def gaussian_epoch_diagonal_csr(data, indices, indptr, y, mu, q, rule, a, b, mis
         for p in range(start, stop):
             zj = data[p] / q[indices[p]]
             acc[indices[p] & 7] += zj * zj
-        v = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+        v = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
+            (acc[4] + acc[5]) + (acc[6] + acc[7])
+        )
         alpha, beta = coefficients(rule, y[i] * f, v, a, b)
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
@@ -222,7 +227,9 @@ def gaussian_epoch_diagonal_csr(data, indices, indptr, y, mu, q, rule, a, b, mis
                 acc[k] = 0.0
             for p in range(start, stop):
                 acc[indices[p] & 7] += data[p] * data[p]
-            xx = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+            xx = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
+                (acc[4] + acc[5]) + (acc[6] + acc[7])
+            )
             grow = c * xx <= _MAX_PRECISION_STEP
             for p in range(start, stop):
                 j = indices[p]

@@ -43,8 +43,16 @@ import numba
 import numpy as np
 
 __all__ = [
-    "KernelCache", "make_cache", "precomputed_cache", "n_slots", "column", "column_full", "entries", "grow",
-    "exp_nonpositive", "EXP_MIN",
+    "KernelCache",
+    "make_cache",
+    "precomputed_cache",
+    "n_slots",
+    "column",
+    "column_full",
+    "entries",
+    "grow",
+    "exp_nonpositive",
+    "EXP_MIN",
 ]
 
 #: Indices into ``KernelCache.meta``.
@@ -96,14 +104,29 @@ def _empty(XT, code, p1, p2, diag, slots, width) -> KernelCache:
 
     n = diag.shape[0]
     return KernelCache(
-        XT, int(code), float(p1), float(p2), diag, np.arange(n, dtype=np.int64), np.empty(n),
-        np.empty((slots, width)), minus_ones(n), minus_ones(slots), np.full(slots, FULL, dtype=np.int64),
-        minus_ones(slots), minus_ones(slots), np.array([-1, -1, 0, 0, 0, 0], dtype=np.int64),
+        XT,
+        int(code),
+        float(p1),
+        float(p2),
+        diag,
+        np.arange(n, dtype=np.int64),
+        np.empty(n),
+        np.empty((slots, width)),
+        minus_ones(n),
+        minus_ones(slots),
+        np.full(slots, FULL, dtype=np.int64),
+        minus_ones(slots),
+        minus_ones(slots),
+        np.array([-1, -1, 0, 0, 0, 0], dtype=np.int64),
     )
 
 
-def make_cache(spec: tuple[int, float, float], X: np.ndarray, cache_size: float,
-               name: str = "the kernel") -> KernelCache:
+def make_cache(
+    spec: tuple[int, float, float],
+    X: np.ndarray,
+    cache_size: float,
+    name: str = "the kernel",
+) -> KernelCache:
     """A cache of ``cache_size`` MB for the kernel ``spec`` (``Kernel.spec()``) on the rows of ``X``.
 
     Raises ``ValueError`` (naming the kernel ``name``) if a diagonal value
@@ -134,10 +157,14 @@ def precomputed_cache(K: np.ndarray) -> KernelCache:
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 to 32 bits (fdlibm): k * _LN2_HI is exact for |k| < 2**20
 _LN2_LO = 1.90821492927058770002e-10  # ln 2 - _LN2_HI
 _INV_LN2 = 1.44269504088896338700e00
-_SHIFT = 6755399441055744.0  # 1.5 * 2**52: (v + _SHIFT) - _SHIFT is v rounded to an integer
+_SHIFT = (
+    6755399441055744.0  # 1.5 * 2**52: (v + _SHIFT) - _SHIFT is v rounded to an integer
+)
 #: Below this, ``exp_nonpositive`` returns 0 (exp(-708) = 3.3e-308, near the smallest normal float).
 EXP_MIN = -708.0
-_C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13 = (1.0 / math.factorial(k) for k in range(2, 14))
+_C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13 = (
+    1.0 / math.factorial(k) for k in range(2, 14)
+)
 
 
 @numba.njit(cache=True)
@@ -162,8 +189,46 @@ def exp_nonpositive(x, count):  # pragma: no cover - compiled
         v = x[j] if ok else 0.0
         kf = (v * _INV_LN2 + _SHIFT) - _SHIFT
         r = (v - kf * _LN2_HI) - kf * _LN2_LO
-        p = 1.0 + r * (1.0 + r * (_C2 + r * (_C3 + r * (_C4 + r * (_C5 + r * (_C6 + r * (_C7 + r * (
-            _C8 + r * (_C9 + r * (_C10 + r * (_C11 + r * (_C12 + r * _C13))))))))))))
+        p = 1.0 + r * (
+            1.0
+            + r
+            * (
+                _C2
+                + r
+                * (
+                    _C3
+                    + r
+                    * (
+                        _C4
+                        + r
+                        * (
+                            _C5
+                            + r
+                            * (
+                                _C6
+                                + r
+                                * (
+                                    _C7
+                                    + r
+                                    * (
+                                        _C8
+                                        + r
+                                        * (
+                                            _C9
+                                            + r
+                                            * (
+                                                _C10
+                                                + r * (_C11 + r * (_C12 + r * _C13))
+                                            )
+                                        )
+                                    )
+                                )
+                            )
+                        )
+                    )
+                )
+            )
+        )
         x[j] = p if ok else 0.0
         bits[j] += (np.int64(kf) << 52) if ok else np.int64(0)
 
@@ -291,7 +356,9 @@ def column(cache, i, active, n_active):  # pragma: no cover - compiled
     whole = n_active == cache.diag.shape[0]
     s = cache.slot_of[i]
     if s >= 0:
-        if cache.epoch[s] == FULL or (not whole and cache.epoch[s] == cache.meta[_EPOCH]):
+        if cache.epoch[s] == FULL or (
+            not whole and cache.epoch[s] == cache.meta[_EPOCH]
+        ):
             cache.meta[_HITS] += 1
             if cache.meta[_HEAD] != s:
                 _unlink(cache, s)

@@ -24,7 +24,13 @@ import numpy as np
 
 from ._rowops import _lane_dot
 
-__all__ = ["solve_with_factor", "forward_solve", "back_solve", "rank_one_update", "covariance_from_cholesky"]
+__all__ = [
+    "solve_with_factor",
+    "forward_solve",
+    "back_solve",
+    "rank_one_update",
+    "covariance_from_cholesky",
+]
 
 
 @numba.njit(cache=True)
@@ -75,11 +81,13 @@ def rank_one_update(R, w):  # pragma: no cover - compiled
     """
     d = w.shape[0]
     for k in range(d):
-        r = math.sqrt(R[k, k] * R[k, k] + w[k] * w[k])  # squares stay finite: the learners cap each step
+        r = math.sqrt(
+            R[k, k] * R[k, k] + w[k] * w[k]
+        )  # squares stay finite: the learners cap each step
         c = R[k, k] / r
         s = w[k] / r
         R[k, k] = r
-        row, rest = R[k, k + 1:], w[k + 1:]  # views from 0: the loop is vectorized
+        row, rest = R[k, k + 1 :], w[k + 1 :]  # views from 0: the loop is vectorized
         for j in range(row.shape[0]):
             rj = row[j]
             wj = rest[j]

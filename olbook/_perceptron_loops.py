@@ -53,7 +53,9 @@ def perceptron_epoch(X, y, w, b, fit_intercept, mistakes, updates):
 
 
 @numba.njit(cache=True)
-def perceptron_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, mistakes, updates):
+def perceptron_epoch_csr(
+    data, indices, indptr, y, w, b, fit_intercept, mistakes, updates
+):
     """:func:`perceptron_epoch` on a CSR matrix ``(data, indices, indptr)``: O(nnz) per pass.
 
     The score of a row adds its stored entries in the blocked order of
@@ -148,7 +150,11 @@ def _normalize_csr(X, fit_intercept: bool):
 
     if not np.all(np.isfinite(X.data)):
         raise non_finite_error(X.data)
-    A = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr") if fit_intercept else X.copy()
+    A = (
+        sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+        if fit_intercept
+        else X.copy()
+    )
     A.sum_duplicates()
     norms = np.sqrt(_csr_sqnorms(A.data, A.indices, A.indptr))
     _refuse_zero_rows(norms)

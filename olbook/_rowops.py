@@ -43,8 +43,17 @@ from numba.core import cgutils
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
-__all__ = ["LANES", "row_score", "row_dots", "row_sqnorms", "rowwise_dots", "dot", "csr_row_score",
-           "csr_row_dots", "blocked_sum_reference"]
+__all__ = [
+    "LANES",
+    "row_score",
+    "row_dots",
+    "row_sqnorms",
+    "rowwise_dots",
+    "dot",
+    "csr_row_score",
+    "csr_row_dots",
+    "blocked_sum_reference",
+]
 
 #: Number of partial sums of every fixed-order dot product.
 LANES = 8
@@ -61,7 +70,11 @@ def _lane_dot(typingctx, a, oa, b, ob, d):
     combined in the fixed tree of the module docstring.
     """
     for arr in (a, b):
-        if not (isinstance(arr, types.Array) and arr.dtype == types.float64 and arr.layout == "C"):
+        if not (
+            isinstance(arr, types.Array)
+            and arr.dtype == types.float64
+            and arr.layout == "C"
+        ):
             raise TypingError(f"_lane_dot needs C-contiguous float64 arrays; got {arr}")
     sig = types.float64(a, types.intp, b, types.intp, types.intp)
 
@@ -85,10 +98,17 @@ def _lane_dot(typingctx, a, oa, b, ob, d):
         start = builder.mul(nb, ir.Constant(i64, LANES))
         with cgutils.for_range(builder, builder.sub(d, start)) as loop:
             j = builder.add(start, loop.index)
-            p = builder.fmul(builder.load(builder.gep(pa, [j])), builder.load(builder.gep(pb, [j])))
+            p = builder.fmul(
+                builder.load(builder.gep(pa, [j])), builder.load(builder.gep(pb, [j]))
+            )
             v = builder.load(acc)
             lane = builder.trunc(loop.index, i32)
-            builder.store(builder.insert_element(v, builder.fadd(builder.extract_element(v, lane), p), lane), acc)
+            builder.store(
+                builder.insert_element(
+                    v, builder.fadd(builder.extract_element(v, lane), p), lane
+                ),
+                acc,
+            )
         v = builder.load(acc)
         s = [builder.extract_element(v, ir.Constant(i32, k)) for k in range(LANES)]
         while len(s) > 1:  # ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
@@ -190,7 +210,9 @@ def csr_row_score(w, data, indices, start, stop, acc):
         j = indices[p]
         acc[j & 7] += w[j] * x
         nonfinite += x - x
-    f = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+    f = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
+        (acc[4] + acc[5]) + (acc[6] + acc[7])
+    )
     return f, nonfinite
 
 
@@ -201,7 +223,9 @@ def csr_row_sqnorm(data, indices, start, stop, acc):
         acc[k] = 0.0
     for p in range(start, stop):
         acc[indices[p] & 7] += data[p] * data[p]
-    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
+        (acc[4] + acc[5]) + (acc[6] + acc[7])
+    )
 
 
 @numba.njit(cache=True)
@@ -216,7 +240,9 @@ def _csr_row_dots(data, indices, indptr, w):  # pragma: no cover - compiled
 
 def csr_row_dots(X, w: np.ndarray) -> np.ndarray:
     """:func:`row_dots` of a canonical ``scipy.sparse`` CSR matrix: the bits of the dense rows."""
-    return _csr_row_dots(X.data, X.indices, X.indptr, np.ascontiguousarray(w, dtype=np.float64))
+    return _csr_row_dots(
+        X.data, X.indices, X.indptr, np.ascontiguousarray(w, dtype=np.float64)
+    )
 
 
 def blocked_sum_reference(a, b) -> float:
@@ -225,7 +251,12 @@ def blocked_sum_reference(a, b) -> float:
     The specification that :func:`row_score` and :func:`csr_row_score` follow, for tests.
     """
     s = [0.0] * LANES
-    for j, (p, q) in enumerate(zip(np.asarray(a, dtype=float).tolist(), np.asarray(b, dtype=float).tolist(),
-                                   strict=True)):
+    for j, (p, q) in enumerate(
+        zip(
+            np.asarray(a, dtype=float).tolist(),
+            np.asarray(b, dtype=float).tolist(),
+            strict=True,
+        )
+    ):
         s[j % LANES] += p * q
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))

@@ -69,8 +69,15 @@ import numpy as np
 from ._kernel_cache import column, column_full, entries, grow
 
 __all__ = [
-    "TAU", "SHRINK_EVERY", "smo", "shrink", "unshrink", "kkt_gap", "coordinate_descent",
-    "intercept_from_gradient", "weight_sqnorm",
+    "TAU",
+    "SHRINK_EVERY",
+    "smo",
+    "shrink",
+    "unshrink",
+    "kkt_gap",
+    "coordinate_descent",
+    "intercept_from_gradient",
+    "weight_sqnorm",
 ]
 
 #: Replaces a non-positive curvature :math:`a_{ij}` (libsvm's ``TAU``).
@@ -220,7 +227,9 @@ def kkt_gap(y, C, alpha, G):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def shrink(cache, y, C, tol, alpha, G, G_bar, active, n_active, unshrunk):  # pragma: no cover - compiled
+def shrink(
+    cache, y, C, tol, alpha, G, G_bar, active, n_active, unshrunk
+):  # pragma: no cover - compiled
     r"""Drop from ``active[:n_active]`` the examples that cannot be in a violating pair (libsvm's shrinking).
 
     An example at a bound belongs to one of :math:`I_{up}, I_{low}` only; with
@@ -259,7 +268,9 @@ def shrink(cache, y, C, tol, alpha, G, G_bar, active, n_active, unshrunk):  # pr
 
 
 @numba.njit(cache=True)
-def unshrink(cache, y, C, alpha, G, G_bar, active, n_active):  # pragma: no cover - compiled
+def unshrink(
+    cache, y, C, alpha, G, G_bar, active, n_active
+):  # pragma: no cover - compiled
     r"""Rebuild :math:`G_t` of the examples outside ``active[:n_active]`` and make every example active.
 
     :math:`G_t = \bar G_t - 1 + \sum_{0 < \alpha_s < C} \alpha_s Q_{ts}`, with

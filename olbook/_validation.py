@@ -81,11 +81,19 @@ def non_finite_error(X: np.ndarray, name: str = "X") -> ValueError:
     """The error raised for an array with NaN or inf, counting both."""
     n_nan = int(np.isnan(X).sum())
     n_inf = int(np.isinf(X).sum())
-    return ValueError(f"{name} contains non-finite values: {n_nan} NaN and {n_inf} inf.")
+    return ValueError(
+        f"{name} contains non-finite values: {n_nan} NaN and {n_inf} inf."
+    )
 
 
-def check_X(X, *, n_features: int | None = None, name: str = "X", finite: bool = True,
-            estimator=None) -> np.ndarray:
+def check_X(
+    X,
+    *,
+    n_features: int | None = None,
+    name: str = "X",
+    finite: bool = True,
+    estimator=None,
+) -> np.ndarray:
     """Return ``X`` as a C-contiguous 2-D float64 array, or raise ``ValueError``.
 
     Parameters
@@ -105,14 +113,18 @@ def check_X(X, *, n_features: int | None = None, name: str = "X", finite: bool =
         of a wrong number of features (in scikit-learn's words).
     """
     if is_sparse(X):
-        raise ValueError(f"{name} is a sparse {type(X).__name__}: sparse input is not supported "
-                         f"here; pass a dense array ({name}.toarray()).")
+        raise ValueError(
+            f"{name} is a sparse {type(X).__name__}: sparse input is not supported "
+            f"here; pass a dense array ({name}.toarray())."
+        )
     if getattr(X, "dtype", None) is not None and np.dtype(X.dtype).kind == "c":
         raise ValueError(f"Complex data not supported: {name} must be real.")
     try:
         arr = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise NonNumericError(f"{name} must be numeric; could not convert it to float64 ({exc})") from None
+        raise NonNumericError(
+            f"{name} must be numeric; could not convert it to float64 ({exc})"
+        ) from None
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features); got {arr.ndim}-D "
@@ -122,7 +134,9 @@ def check_X(X, *, n_features: int | None = None, name: str = "X", finite: bool =
     if arr.shape[0] == 0:
         raise ValueError(f"{name} is empty: it has 0 examples (shape {arr.shape}).")
     if arr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
     arr = np.ascontiguousarray(arr)
     if finite and not all_finite(arr):
         raise non_finite_error(arr, name)
@@ -147,7 +161,9 @@ def check_labels(y, *, n_samples: int | None = None, name: str = "y") -> np.ndar
     try:
         arr = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must hold the labels -1 and +1; could not convert it ({exc})") from None
+        raise ValueError(
+            f"{name} must hold the labels -1 and +1; could not convert it ({exc})"
+        ) from None
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.ravel()
     if arr.ndim != 1:
@@ -169,7 +185,9 @@ def check_labels(y, *, n_samples: int | None = None, name: str = "y") -> np.ndar
     return np.ascontiguousarray(arr)
 
 
-def check_target_column(y, *, n_samples: int | None = None, name: str = "y") -> np.ndarray:
+def check_target_column(
+    y, *, n_samples: int | None = None, name: str = "y"
+) -> np.ndarray:
     """Return the targets ``y`` as a 1-D array (any label type), or raise ``ValueError``.
 
     A column vector of shape (n, 1) is accepted with scikit-learn's
@@ -177,15 +195,22 @@ def check_target_column(y, *, n_samples: int | None = None, name: str = "y") -> 
     labels, and a length other than ``n_samples`` are refused.
     """
     if y is None:
-        raise ValueError("this learner requires y to be passed, but the target y is None.")
+        raise ValueError(
+            "this learner requires y to be passed, but the target y is None."
+        )
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
-                      "the shape of y to (n_samples, ), for example using ravel().",
-                      DataConversionWarning, stacklevel=4)
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change "
+            "the shape of y to (n_samples, ), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=4,
+        )
         arr = arr.ravel()
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, one label per example; got shape {arr.shape}.")
+        raise ValueError(
+            f"{name} must be 1-D, one label per example; got shape {arr.shape}."
+        )
     if arr.size == 0:
         raise ValueError(f"{name} is empty: it has 0 labels.")
     if n_samples is not None and arr.shape[0] != n_samples:
@@ -205,10 +230,14 @@ def class_labels(arr: np.ndarray, name: str) -> np.ndarray:
         kind = type_of_target(arr, input_name=name)
         classes = np.unique(arr)
     except TypeError as exc:
-        raise ValueError(f"{name} must hold labels of one sortable type ({exc}).") from None
+        raise ValueError(
+            f"{name} must hold labels of one sortable type ({exc})."
+        ) from None
     if kind not in ("binary", "multiclass"):
-        raise ValueError(f"Unknown label type: {kind!r}. {name} must hold class labels, "
-                         f"found {classes.size} distinct values such as {classes[:3].tolist()}.")
+        raise ValueError(
+            f"Unknown label type: {kind!r}. {name} must hold class labels, "
+            f"found {classes.size} distinct values such as {classes[:3].tolist()}."
+        )
     return classes
 
 
@@ -232,8 +261,9 @@ def binary_classes(classes, name: str = "classes") -> np.ndarray:
     return c
 
 
-def check_binary_targets(y, *, n_samples: int | None = None, classes=None,
-                         name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+def check_binary_targets(
+    y, *, n_samples: int | None = None, classes=None, name: str = "y"
+) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(labels, classes_)``: ``y`` as float64 -1/+1, and the two classes it names.
 
     With ``classes=None`` the classes are taken from ``y``, as scikit-learn
@@ -262,12 +292,16 @@ def check_binary_targets(y, *, n_samples: int | None = None, classes=None,
             found = np.unique(arr[~known])[:5]
         except TypeError:
             found = arr[~known][:5]
-        raise ValueError(f"{name} has labels {np.asarray(found).tolist()} that are not among the "
-                         f"classes {classes.tolist()} of this learner.")
+        raise ValueError(
+            f"{name} has labels {np.asarray(found).tolist()} that are not among the "
+            f"classes {classes.tolist()} of this learner."
+        )
     return np.where(positive, 1.0, -1.0), classes
 
 
-def check_X_y(X, y, *, n_features: int | None = None, finite: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def check_X_y(
+    X, y, *, n_features: int | None = None, finite: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Check examples and labels together (see :func:`check_X`, :func:`check_labels`)."""
     Xa = check_X(X, n_features=n_features, finite=finite)
     ya = check_labels(y, n_samples=Xa.shape[0])
@@ -282,8 +316,15 @@ def is_sparse(X) -> bool:
     return sparse is not None and sparse.issparse(X)
 
 
-def check_X_sparse(X, *, accept_sparse: bool, n_features: int | None = None, name: str = "X",
-                   finite: bool = True, estimator=None):
+def check_X_sparse(
+    X,
+    *,
+    accept_sparse: bool,
+    n_features: int | None = None,
+    name: str = "X",
+    finite: bool = True,
+    estimator=None,
+):
     """:func:`check_X`, or, for a ``scipy.sparse`` ``X``, a canonical CSR float64 matrix.
 
     Canonical: indices sorted within each row and no duplicates (what the
@@ -294,7 +335,9 @@ def check_X_sparse(X, *, accept_sparse: bool, n_features: int | None = None, nam
     checks the stored values for NaN and inf.
     """
     if not is_sparse(X):
-        return check_X(X, n_features=n_features, name=name, finite=finite, estimator=estimator)
+        return check_X(
+            X, n_features=n_features, name=name, finite=finite, estimator=estimator
+        )
     who = "this learner" if estimator is None else type(estimator).__name__
     if not accept_sparse:
         raise ValueError(
@@ -312,7 +355,9 @@ def check_X_sparse(X, *, accept_sparse: bool, n_features: int | None = None, nam
     if csr.shape[0] == 0:
         raise ValueError(f"{name} is empty: it has 0 examples (shape {csr.shape}).")
     if csr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 feature(s) (shape={csr.shape}) while a minimum of 1 is required.")
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={csr.shape}) while a minimum of 1 is required."
+        )
     if finite and not np.all(np.isfinite(csr.data)):
         raise non_finite_error(csr.data, name)
     if n_features is not None and csr.shape[1] != n_features:
@@ -351,8 +396,16 @@ def check_nonnegative_int(value, name: str) -> int:
 
 def check_positive_float(value, name: str) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise ``ValueError``."""
-    return float(_scalar(value, name, numbers.Real, "a finite number > 0", min_val=0,
-                         include_boundaries="neither"))
+    return float(
+        _scalar(
+            value,
+            name,
+            numbers.Real,
+            "a finite number > 0",
+            min_val=0,
+            include_boundaries="neither",
+        )
+    )
 
 
 def check_nonnegative_float(value, name: str) -> float:
@@ -362,13 +415,24 @@ def check_nonnegative_float(value, name: str) -> float:
 
 def check_open_unit(value, name: str) -> float:
     """Return ``value`` as a float if it lies in the open interval (0, 1), else raise ``ValueError``."""
-    return float(_scalar(value, name, numbers.Real, "a number in the open interval (0, 1)", min_val=0,
-                         max_val=1, include_boundaries="neither"))
+    return float(
+        _scalar(
+            value,
+            name,
+            numbers.Real,
+            "a number in the open interval (0, 1)",
+            min_val=0,
+            max_val=1,
+            include_boundaries="neither",
+        )
+    )
 
 
 def check_probability(value, name: str) -> float:
     """Return ``value`` as a float if it lies in [0, 1], else raise ``ValueError``."""
-    return float(_scalar(value, name, numbers.Real, "a number in [0, 1]", min_val=0, max_val=1))
+    return float(
+        _scalar(value, name, numbers.Real, "a number in [0, 1]", min_val=0, max_val=1)
+    )
 
 
 def check_bool(value, name: str) -> bool:
@@ -383,7 +447,9 @@ def check_rng(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
     if random_state is None or (
-        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0
+        isinstance(random_state, numbers.Integral)
+        and not isinstance(random_state, bool)
+        and random_state >= 0
     ):
         return np.random.default_rng(random_state)
     raise ValueError(

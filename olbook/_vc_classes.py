@@ -40,7 +40,9 @@ def check_points(points, *, dim: int | None = None, name: str = "points") -> np.
     try:
         arr = np.asarray(points, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric; could not convert it to float64 ({exc})") from None
+        raise ValueError(
+            f"{name} must be numeric; could not convert it to float64 ({exc})"
+        ) from None
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_points, dimension); got {arr.ndim}-D with "
@@ -49,13 +51,17 @@ def check_points(points, *, dim: int | None = None, name: str = "points") -> np.
     if arr.shape[1] == 0:
         raise ValueError(f"{name} has dimension 0 (shape {arr.shape}).")
     if dim is not None and arr.shape[1] != dim:
-        raise ValueError(f"{name} must have dimension {dim} for this class; got shape {arr.shape}.")
+        raise ValueError(
+            f"{name} must have dimension {dim} for this class; got shape {arr.shape}."
+        )
     if not np.all(np.isfinite(arr)):
         raise non_finite_error(arr, name)
     return np.ascontiguousarray(arr)
 
 
-def check_points_labels(points, labels, *, dim: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def check_points_labels(
+    points, labels, *, dim: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Check a point set and a boolean labelling of it (True = inside the set)."""
     pts = check_points(points, dim=dim)
     lab = np.asarray(labels)
@@ -65,7 +71,9 @@ def check_points_labels(points, labels, *, dim: int | None = None) -> tuple[np.n
             "Convert e.g. with labels = (y == 1)."
         )
     if lab.ndim != 1 or lab.shape[0] != pts.shape[0]:
-        raise ValueError(f"labels must have shape ({pts.shape[0]},), one per point; got shape {lab.shape}.")
+        raise ValueError(
+            f"labels must have shape ({pts.shape[0]},), one per point; got shape {lab.shape}."
+        )
     return pts, lab
 
 
@@ -173,7 +181,9 @@ class AxisAlignedRectangles:
         for j in range(d):
             v = np.unique(pts[:, j])
             lo_i, hi_i = np.triu_indices(v.size)
-            in_j = (pts[None, :, j] >= v[lo_i, None]) & (pts[None, :, j] <= v[hi_i, None])
+            in_j = (pts[None, :, j] >= v[lo_i, None]) & (
+                pts[None, :, j] <= v[hi_i, None]
+            )
             mask_j = np.bitwise_or.reduce(np.where(in_j, bits, np.uint64(0)), axis=1)
             masks = np.unique(np.bitwise_and.outer(masks, mask_j).ravel())
         return int(np.count_nonzero(masks)) + 1
@@ -181,7 +191,9 @@ class AxisAlignedRectangles:
 
 def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """z-component of (a - o) x (b - o), elementwise (broadcasts)."""
-    return (a[..., 0] - o[..., 0]) * (b[..., 1] - o[..., 1]) - (a[..., 1] - o[..., 1]) * (b[..., 0] - o[..., 0])
+    return (a[..., 0] - o[..., 0]) * (b[..., 1] - o[..., 1]) - (
+        a[..., 1] - o[..., 1]
+    ) * (b[..., 0] - o[..., 0])
 
 
 def convex_hull(pts: np.ndarray) -> np.ndarray:
@@ -269,7 +281,13 @@ class HalfSpaces:
     @staticmethod
     def _feasible(A_ub: np.ndarray, b_ub: np.ndarray) -> bool:
         n_var = A_ub.shape[1]
-        res = linprog(np.zeros(n_var), A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * n_var, method="highs")
+        res = linprog(
+            np.zeros(n_var),
+            A_ub=A_ub,
+            b_ub=b_ub,
+            bounds=[(None, None)] * n_var,
+            method="highs",
+        )
         if res.status not in (0, 2):
             raise RuntimeError(f"linprog did not finish: {res.message}")
         return res.status == 0
@@ -291,7 +309,9 @@ class HalfSpaces:
             for j, s in product(range(d), (1.0, -1.0)):
                 row = np.zeros((1, d))
                 row[0, j] = -s
-                if self._feasible(np.vstack([-pts, row]), np.concatenate([np.zeros(n), [-1.0]])):
+                if self._feasible(
+                    np.vstack([-pts, row]), np.concatenate([np.zeros(n), [-1.0]])
+                ):
                     return True
             return False
         A = np.where(lab[:, None], -pts, pts)

@@ -84,15 +84,23 @@ def _quantize_png(data: bytes, colors: int) -> bytes:
     from PIL import Image  # Pillow is a dependency of matplotlib
 
     with Image.open(io.BytesIO(data)) as im:
-        pal = im.convert("RGB").quantize(colors=colors, method=Image.Quantize.FASTOCTREE,
-                                         dither=Image.Dither.NONE)
+        pal = im.convert("RGB").quantize(
+            colors=colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+        )
     out = io.BytesIO()
     pal.save(out, format="png", optimize=True)
     return out.getvalue()
 
 
-def render_frames(fig, draw: Callable[[int], object], n_frames: int, *, fmt: str = "png",
-                  dpi: float = 88.0, colors: int | None = 64) -> list[bytes]:
+def render_frames(
+    fig,
+    draw: Callable[[int], object],
+    n_frames: int,
+    *,
+    fmt: str = "png",
+    dpi: float = 88.0,
+    colors: int | None = 64,
+) -> list[bytes]:
     """Draw ``fig`` once per frame and save each state as an image.
 
     Parameters
@@ -121,8 +129,12 @@ def render_frames(fig, draw: Callable[[int], object], n_frames: int, *, fmt: str
     """
     n = check_positive_int(n_frames, "n_frames")
     fmt = _check_format(fmt)
-    if colors is not None and not (isinstance(colors, int | np.integer) and 2 <= colors <= 256):
-        raise ValueError(f"colors must be None or an int from 2 to 256; got {colors!r}.")
+    if colors is not None and not (
+        isinstance(colors, int | np.integer) and 2 <= colors <= 256
+    ):
+        raise ValueError(
+            f"colors must be None or an int from 2 to 256; got {colors!r}."
+        )
     if not (np.isfinite(dpi) and dpi > 0):
         raise ValueError(f"dpi must be a positive number; got {dpi!r}.")
     # Metadata naming the software and the date would differ between machines and runs.
@@ -133,7 +145,9 @@ def render_frames(fig, draw: Callable[[int], object], n_frames: int, *, fmt: str
         buf = io.BytesIO()
         fig.savefig(buf, format=fmt, dpi=dpi, metadata=meta)
         data = buf.getvalue()
-        frames.append(_quantize_png(data, int(colors)) if fmt == "png" and colors else data)
+        frames.append(
+            _quantize_png(data, int(colors)) if fmt == "png" and colors else data
+        )
     return frames
 
 
@@ -211,18 +225,30 @@ class Animation:
         Number of frames.
     """
 
-    def __init__(self, frames: Sequence[bytes], *, fmt: str = "png", interval: int = 250,
-                 mode: str = "once", initial: int = -1, alt: str = "animation",
-                 width: int = 640) -> None:
+    def __init__(
+        self,
+        frames: Sequence[bytes],
+        *,
+        fmt: str = "png",
+        interval: int = 250,
+        mode: str = "once",
+        initial: int = -1,
+        alt: str = "animation",
+        width: int = 640,
+    ) -> None:
         frames = [bytes(f) for f in frames]
         if not frames or not all(frames):
-            raise ValueError(f"frames must be a non-empty sequence of non-empty images; "
-                             f"got {len(frames)} frames.")
+            raise ValueError(
+                f"frames must be a non-empty sequence of non-empty images; "
+                f"got {len(frames)} frames."
+            )
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}; got {mode!r}.")
         n = len(frames)
         if not (isinstance(initial, int | np.integer) and -n <= initial < n):
-            raise ValueError(f"initial must be a frame index in [{-n}, {n}); got {initial!r}.")
+            raise ValueError(
+                f"initial must be a frame index in [{-n}, {n}); got {initial!r}."
+            )
         self.fmt = _check_format(fmt)
         self.frames = tuple(frames)
         self.interval = check_positive_int(interval, "interval")
@@ -239,15 +265,22 @@ class Animation:
     def to_html(self) -> str:
         """The player and its frames as one piece of HTML, with no external resource."""
         digest = hashlib.sha1(b"".join(self.frames)).hexdigest()[:10]
-        uris = [f'"{self._uri(f)}"' if i != self.initial else "null"  # the <img> holds it
-                for i, f in enumerate(self.frames)]
+        uris = [
+            f'"{self._uri(f)}"' if i != self.initial else "null"  # the <img> holds it
+            for i, f in enumerate(self.frames)
+        ]
         return _PLAYER.format(
-            id=f"olbook-anim-{digest}-{next(_ids)}", width=self.width,
-            first=self._uri(self.frames[self.initial]), alt=html.escape(self.alt, quote=True),
-            last=self.n_frames - 1, initial=self.initial,
+            id=f"olbook-anim-{digest}-{next(_ids)}",
+            width=self.width,
+            first=self._uri(self.frames[self.initial]),
+            alt=html.escape(self.alt, quote=True),
+            last=self.n_frames - 1,
+            initial=self.initial,
             label=f"frame {self.initial + 1} / {self.n_frames}",
-            loop=" checked" if self.mode == "loop" else "", interval=self.interval,
-            frames=",\n".join(uris))
+            loop=" checked" if self.mode == "loop" else "",
+            interval=self.interval,
+            frames=",\n".join(uris),
+        )
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -257,9 +290,20 @@ class Animation:
         return f"<Animation: {self.n_frames} {self.fmt} frames, {size} bytes>"
 
 
-def animate(fig, draw: Callable[[int], object], n_frames: int, *, fmt: str = "png",
-            dpi: float = 88.0, colors: int | None = 64, interval: int = 250, mode: str = "once",
-            initial: int = -1, alt: str = "animation", close: bool = True) -> Animation:
+def animate(
+    fig,
+    draw: Callable[[int], object],
+    n_frames: int,
+    *,
+    fmt: str = "png",
+    dpi: float = 88.0,
+    colors: int | None = 64,
+    interval: int = 250,
+    mode: str = "once",
+    initial: int = -1,
+    alt: str = "animation",
+    close: bool = True,
+) -> Animation:
     """Draw the frames of ``fig`` (:func:`render_frames`) and wrap them in an :class:`Animation`.
 
     Parameters
@@ -282,11 +326,22 @@ def animate(fig, draw: Callable[[int], object], n_frames: int, *, fmt: str = "pn
     check_positive_int(interval, "interval")
     n = check_positive_int(n_frames, "n_frames")
     if not (isinstance(initial, int | np.integer) and -n <= initial < n):
-        raise ValueError(f"initial must be a frame index in [{-n}, {n}); got {initial!r}.")
+        raise ValueError(
+            f"initial must be a frame index in [{-n}, {n}); got {initial!r}."
+        )
     frames = render_frames(fig, draw, n_frames, fmt=fmt, dpi=dpi, colors=colors)
-    width = int(round(fig.get_figwidth() * (dpi if fmt == "png" else 96.0)))  # CSS: 96 px/in
-    anim = Animation(frames, fmt=fmt, interval=interval, mode=mode, initial=initial, alt=alt,
-                     width=max(width, 1))
+    width = int(
+        round(fig.get_figwidth() * (dpi if fmt == "png" else 96.0))
+    )  # CSS: 96 px/in
+    anim = Animation(
+        frames,
+        fmt=fmt,
+        interval=interval,
+        mode=mode,
+        initial=initial,
+        alt=alt,
+        width=max(width, 1),
+    )
     if close:
         import matplotlib.pyplot as plt
 

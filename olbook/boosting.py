@@ -20,9 +20,22 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._base import BinaryClassifierMixin, predict_from_scores
-from ._validation import check_binary_targets, check_positive_float, check_positive_int, check_X
+from ._validation import (
+    check_binary_targets,
+    check_positive_float,
+    check_positive_int,
+    check_X,
+)
 
-__all__ = ["AdaBoost", "Boosting", "DecisionStump", "WeakLearnerWarning", "odd_ceil", "round_gain", "stump_errors"]
+__all__ = [
+    "AdaBoost",
+    "Boosting",
+    "DecisionStump",
+    "WeakLearnerWarning",
+    "odd_ceil",
+    "round_gain",
+    "stump_errors",
+]
 
 
 def odd_ceil(t):
@@ -85,13 +98,17 @@ def _check_sample_weight(sample_weight, n: int) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sample_weight must be numeric ({exc})") from None
     if w.shape != (n,):
-        raise ValueError(f"sample_weight must have shape ({n},), one weight per example; got {w.shape}.")
+        raise ValueError(
+            f"sample_weight must have shape ({n},), one weight per example; got {w.shape}."
+        )
     if not np.all(np.isfinite(w)):
         raise ValueError("sample_weight contains NaN or inf.")
     if np.any(w < 0):
         raise ValueError(f"sample_weight must be >= 0; its minimum is {w.min()!r}.")
     if not w.sum() > 0:
-        raise ValueError("sample_weight sums to zero: at least one example needs a positive weight.")
+        raise ValueError(
+            "sample_weight sums to zero: at least one example needs a positive weight."
+        )
     return w
 
 
@@ -187,7 +204,9 @@ class DecisionStump(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         total = float(np.sum(w))
         flat = err.transpose(1, 0, 2).ravel()  # order: feature, threshold, sign
         best = flat <= flat.min() + tol * total
-        j, k, s = np.unravel_index(int(np.argmax(best)), (err.shape[1], err.shape[0], 2))
+        j, k, s = np.unravel_index(
+            int(np.argmax(best)), (err.shape[1], err.shape[0], 2)
+        )
         if k == 0:
             theta = -np.inf
         else:
@@ -207,7 +226,9 @@ class DecisionStump(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """``s`` where ``x[j] > theta``, else ``-s`` (floats +-1; :meth:`predict` gives int labels)."""
         check_is_fitted(self, "feature_")
         Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
-        return np.where(Xa[:, self.feature_] > self.threshold_, 1.0, -1.0) * self.polarity_
+        return (
+            np.where(Xa[:, self.feature_] > self.threshold_, 1.0, -1.0) * self.polarity_
+        )
 
     def predict(self, X) -> np.ndarray:
         """The labels -1 / +1 (as ints, like ``classes_``)."""
@@ -218,10 +239,15 @@ def _check_estimator(estimator) -> None:
     """The weak learner must be a classifier whose ``fit`` takes ``sample_weight``."""
     if estimator is None:
         return
-    if not (hasattr(estimator, "get_params") and hasattr(estimator, "predict")
-            and has_fit_parameter(estimator, "sample_weight")):
-        raise ValueError("estimator must be a scikit-learn classifier whose fit takes sample_weight "
-                         f"(e.g. DecisionStump()); got {estimator!r}.")
+    if not (
+        hasattr(estimator, "get_params")
+        and hasattr(estimator, "predict")
+        and has_fit_parameter(estimator, "sample_weight")
+    ):
+        raise ValueError(
+            "estimator must be a scikit-learn classifier whose fit takes sample_weight "
+            f"(e.g. DecisionStump()); got {estimator!r}."
+        )
 
 
 def _weak_fit(estimator, X, y, w):
@@ -241,7 +267,9 @@ class _Ensemble(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         H = np.empty((len(self.estimators_), Xa.shape[0]))
         for t, h in enumerate(self.estimators_):
             H[t] = np.where(np.asarray(h.predict(Xa), dtype=np.float64) > 0, 1.0, -1.0)
-        return np.cumsum(self.estimator_weights_[:, None] * H, axis=0)  # sequential over rounds
+        return np.cumsum(
+            self.estimator_weights_[:, None] * H, axis=0
+        )  # sequential over rounds
 
     def staged_decision_function(self, X):
         """Yield the score ``sum_{s <= t} alpha_s h_s(x)`` after each round t."""
@@ -320,8 +348,10 @@ class Boosting(_Ensemble):
         """Run the T rounds on ``(X, y)``; any two labels (``classes_[1]`` is +1)."""
         T = check_positive_int(self.n_estimators, "n_estimators")
         if T % 2 == 0:
-            raise ValueError("n_estimators must be odd so that the majority vote has "
-                             f"no tie; got {T}.")
+            raise ValueError(
+                "n_estimators must be odd so that the majority vote has "
+                f"no tie; got {T}."
+            )
         eps = check_positive_float(self.epsilon, "epsilon")
         Xa, ya, classes = _check_data(X, y, self.estimator)
         n = Xa.shape[0]

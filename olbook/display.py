@@ -53,7 +53,9 @@ def fmt(x: float, digits: int = 3) -> str:
         raise ValueError(f"cannot print {v!r}: not a finite number")
     scaled = abs(v) * 10**digits
     if abs(scaled - math.floor(scaled) - 0.5) <= 1e-6:
-        raise ValueError(f"{v!r} is too close to a rounding tie to print with {digits} decimals")
+        raise ValueError(
+            f"{v!r} is too close to a rounding tie to print with {digits} decimals"
+        )
     return f"{v:.{digits}f}"
 
 
@@ -70,7 +72,9 @@ def show_source(obj):
         Anything :func:`inspect.getsource` accepts; for a numba-compiled function
         the Python function it compiles is shown.
     """
-    target = getattr(obj, "py_func", obj)  # numba's dispatcher keeps the Python function
+    target = getattr(
+        obj, "py_func", obj
+    )  # numba's dispatcher keeps the Python function
     src = inspect.getsource(target)
     try:
         from IPython.display import Code

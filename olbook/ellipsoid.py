@@ -20,7 +20,12 @@ import numpy as np
 from ._base import LinearPredictorMixin, OnlineLearner
 from ._linalg import covariance_from_cholesky, rank_one_update, solve_with_factor
 from ._rowops import row_score
-from ._validation import check_open_unit, check_positive_float, check_positive_int, non_finite_error
+from ._validation import (
+    check_open_unit,
+    check_positive_float,
+    check_positive_int,
+    non_finite_error,
+)
 
 __all__ = ["SecondOrderPerceptron", "IELLIP", "sop_epoch", "iellip_epoch"]
 
@@ -205,7 +210,9 @@ class IELLIP(LinearPredictorMixin, OnlineLearner):
     array([ 1, -1])
     """
 
-    def __init__(self, a: float = 1.0, b: float = 0.3, c: float = 0.1, max_iter: int = 1):
+    def __init__(
+        self, a: float = 1.0, b: float = 0.3, c: float = 0.1, max_iter: int = 1
+    ):
         self.a, self.b, self.c, self.max_iter = a, b, c, max_iter
 
     def _validate_params(self) -> None:

@@ -35,7 +35,14 @@ from ._experts_base import ExpertTrace, _trace, check_losses, regret
 from ._validation import check_open_unit, check_positive_int
 from .hedge import Hedge
 
-__all__ = ["ExpertTrace", "Halving", "WeightedMajority", "Hedge", "regret", "check_losses"]
+__all__ = [
+    "ExpertTrace",
+    "Halving",
+    "WeightedMajority",
+    "Hedge",
+    "regret",
+    "check_losses",
+]
 
 
 @numba.njit(cache=True)
@@ -109,12 +116,16 @@ class _Majority(GameLearner):
         """Weighted-majority vote on advice in {-1, +1}^m: +1 if its weight is larger, else -1."""
         a = np.asarray(advice, dtype=np.float64)
         if a.shape != (self.n_experts,) or np.any((a != 1.0) & (a != -1.0)):
-            raise ValueError(f"advice must be {self.n_experts} labels in {{-1, +1}}; got shape {a.shape}.")
+            raise ValueError(
+                f"advice must be {self.n_experts} labels in {{-1, +1}}; got shape {a.shape}."
+            )
         plus = float(np.sum(np.where(a > 0, self.weights_, 0.0)))
         minus = float(np.sum(np.where(a < 0, self.weights_, 0.0)))
         return 1 if plus > minus else -1
 
-    def _check_round(self, L: np.ndarray, alive: np.ndarray) -> None:  # overridden by Halving
+    def _check_round(
+        self, L: np.ndarray, alive: np.ndarray
+    ) -> None:  # overridden by Halving
         return None
 
     def update(self, losses) -> bool:
@@ -131,7 +142,9 @@ class _Majority(GameLearner):
         ``trace_`` goes on from the rounds already played.
         """
         L = check_losses(loss_matrix, self.n_experts, kind="binary")
-        self._check_round(L, np.ones(self.n_experts, dtype=bool) if reset else self.weights_ > 0.0)
+        self._check_round(
+            L, np.ones(self.n_experts, dtype=bool) if reset else self.weights_ > 0.0
+        )
         if reset:
             self.reset()
         return self._play(L)
@@ -172,7 +185,11 @@ class Halving(_Majority):
     """
 
     def _check_round(self, L: np.ndarray, alive: np.ndarray) -> None:
-        ever = np.logical_or.accumulate(L > 0.0, axis=0)[-1] if L.shape[0] else np.zeros_like(alive)
+        ever = (
+            np.logical_or.accumulate(L > 0.0, axis=0)[-1]
+            if L.shape[0]
+            else np.zeros_like(alive)
+        )
         if not np.any(alive & ~ever):
             raise ValueError(
                 "no expert is consistent with these losses: Halving assumes a perfect expert "
@@ -221,5 +238,6 @@ class WeightedMajority(_Majority):
     def mistake_bound(self, best_loss: float) -> float:
         """The bound ``(L* ln(1/beta) + ln m) / ln(2/(1+beta))`` on the mistakes."""
         b = self.beta
-        return (best_loss * math.log(1.0 / b) + math.log(self.n_experts)) / math.log(2.0 / (1.0 + b))
-
+        return (best_loss * math.log(1.0 / b) + math.log(self.n_experts)) / math.log(
+            2.0 / (1.0 + b)
+        )

@@ -30,7 +30,15 @@ from ._validation import (
     non_finite_error,
 )
 
-__all__ = ["ROMMA", "ALMA", "OGDClassifier", "romma_epoch", "alma_epoch", "ogd_epoch", "ogd_epoch_csr"]
+__all__ = [
+    "ROMMA",
+    "ALMA",
+    "OGDClassifier",
+    "romma_epoch",
+    "alma_epoch",
+    "ogd_epoch",
+    "ogd_epoch_csr",
+]
 
 
 @numba.njit(cache=True)
@@ -156,7 +164,9 @@ def ogd_epoch(X, y, w, t0, eta, decay, logistic, mistakes, updates):
 
 
 @numba.njit(cache=True)
-def ogd_epoch_csr(data, indices, indptr, y, w, t0, eta, decay, logistic, mistakes, updates):
+def ogd_epoch_csr(
+    data, indices, indptr, y, w, t0, eta, decay, logistic, mistakes, updates
+):
     """:func:`ogd_epoch` on a CSR matrix ``(data, indices, indptr)``: O(nnz), the bits of the dense loop."""
     n = indptr.shape[0] - 1
     acc = np.empty(8)
@@ -189,7 +199,11 @@ class _Linear(LinearPredictorMixin, OnlineLearner):
         self.intercept_ = 0.0
 
     def _arrays(self, n):
-        return self.coef_.copy(), np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+        return (
+            self.coef_.copy(),
+            np.empty(n, dtype=np.bool_),
+            np.empty(n, dtype=np.bool_),
+        )
 
 
 class ROMMA(_Linear):
@@ -275,13 +289,21 @@ class ALMA(_Linear):
     array([ 1, -1])
     """
 
-    def __init__(self, p: float = 2, alpha: float = 1.0, B: float | None = None, C: float | None = None,
-                 max_iter: int = 1):
+    def __init__(
+        self,
+        p: float = 2,
+        alpha: float = 1.0,
+        B: float | None = None,
+        C: float | None = None,
+        max_iter: int = 1,
+    ):
         self.p, self.alpha, self.B, self.C, self.max_iter = p, alpha, B, C, max_iter
 
     def _validate_params(self) -> None:
         if self.p != 2:
-            raise ValueError(f"p must be 2: olbook implements ALMA_2 (Euclidean norm) only; got p={self.p!r}.")
+            raise ValueError(
+                f"p must be 2: olbook implements ALMA_2 (Euclidean norm) only; got p={self.p!r}."
+            )
         if self.alpha != 1.0:
             check_open_unit(self.alpha, "alpha")
         for name in ("B", "C"):
@@ -297,7 +319,9 @@ class ALMA(_Linear):
         w, mistakes, updates = self._arrays(X.shape[0])
         B = 1.0 / float(self.alpha) if self.B is None else float(self.B)
         C = math.sqrt(2.0) if self.C is None else float(self.C)
-        k, bad = alma_epoch(X, y, w, self.k_, float(self.alpha), B, C, mistakes, updates)
+        k, bad = alma_epoch(
+            X, y, w, self.k_, float(self.alpha), B, C, mistakes, updates
+        )
         if bad >= 0:
             raise non_finite_error(X)
         self.coef_, self.k_ = w, int(k)
@@ -345,14 +369,27 @@ class OGDClassifier(_Linear):
 
     _accepts_sparse = True
 
-    def __init__(self, loss: str = "hinge", eta0: float = 1.0, schedule: str = "inv_sqrt", max_iter: int = 1):
-        self.loss, self.eta0, self.schedule, self.max_iter = loss, eta0, schedule, max_iter
+    def __init__(
+        self,
+        loss: str = "hinge",
+        eta0: float = 1.0,
+        schedule: str = "inv_sqrt",
+        max_iter: int = 1,
+    ):
+        self.loss, self.eta0, self.schedule, self.max_iter = (
+            loss,
+            eta0,
+            schedule,
+            max_iter,
+        )
 
     def _validate_params(self) -> None:
         if self.loss not in ("hinge", "logistic"):
             raise ValueError(f"loss must be 'hinge' or 'logistic'; got {self.loss!r}.")
         if self.schedule not in ("inv_sqrt", "constant"):
-            raise ValueError(f"schedule must be 'inv_sqrt' or 'constant'; got {self.schedule!r}.")
+            raise ValueError(
+                f"schedule must be 'inv_sqrt' or 'constant'; got {self.schedule!r}."
+            )
         check_positive_float(self.eta0, "eta0")
         check_positive_int(self.max_iter, "max_iter")
 
@@ -362,8 +399,16 @@ class OGDClassifier(_Linear):
 
     def _epoch(self, X, y):
         w, mistakes, updates = self._arrays(X.shape[0])
-        args = (y, w, self.t_, float(self.eta0), self.schedule == "inv_sqrt", self.loss == "logistic",
-                mistakes, updates)
+        args = (
+            y,
+            w,
+            self.t_,
+            float(self.eta0),
+            self.schedule == "inv_sqrt",
+            self.loss == "logistic",
+            mistakes,
+            updates,
+        )
         if is_sparse(X):
             t, bad = ogd_epoch_csr(X.data, X.indices, X.indptr, *args)
         else:

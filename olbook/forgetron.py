@@ -142,7 +142,10 @@ class Forgetron(StoredExamplesLearner):
     def _publish(self) -> None:
         count, head = int(self._state[0]), int(self._state[1])
         order = (head + np.arange(count)) % self._SV.shape[0]
-        self.support_vectors_, self.alpha_ = self._SV[order].copy(), self._beta[order].copy()
+        self.support_vectors_, self.alpha_ = (
+            self._SV[order].copy(),
+            self._beta[order].copy(),
+        )
         self.Q_ = float(self._state[2])
 
     def _epoch(self, X, y):
@@ -150,7 +153,12 @@ class Forgetron(StoredExamplesLearner):
         SV, beta, state = self._SV.copy(), self._beta.copy(), self._state.copy()
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
-        if forgetron_epoch(X, y, SV, beta, state, self._kernel().spec(), mistakes, updates) >= 0:
+        if (
+            forgetron_epoch(
+                X, y, SV, beta, state, self._kernel().spec(), mistakes, updates
+            )
+            >= 0
+        ):
             raise non_finite_error(X)
         self._SV, self._beta, self._state = SV, beta, state
         self._publish()

@@ -120,19 +120,34 @@ class Hedge(GameLearner):
 
     _trace_type = ExpertTrace
 
-    def __init__(self, n_experts: int, eta: float | str = "anytime", horizon: int | None = None,
-                 bounded: bool = True) -> None:
+    def __init__(
+        self,
+        n_experts: int,
+        eta: float | str = "anytime",
+        horizon: int | None = None,
+        bounded: bool = True,
+    ) -> None:
         self.n_experts = check_positive_int(n_experts, "n_experts")
         if isinstance(eta, str):
             if eta not in _SCHEDULES:
-                raise ValueError(f"eta must be a number > 0 or one of {_SCHEDULES}; got {eta!r}.")
+                raise ValueError(
+                    f"eta must be a number > 0 or one of {_SCHEDULES}; got {eta!r}."
+                )
         else:
             check_positive_float(eta, "eta")
         if eta == "tuned":
-            check_positive_int(horizon, "horizon (the number of rounds, needed by eta='tuned')")
+            check_positive_int(
+                horizon, "horizon (the number of rounds, needed by eta='tuned')"
+            )
         elif horizon is not None:
-            raise ValueError(f"horizon is only used with eta='tuned'; got horizon={horizon!r} with eta={eta!r}.")
-        self.eta, self.horizon, self.bounded = eta, horizon, check_bool(bounded, "bounded")
+            raise ValueError(
+                f"horizon is only used with eta='tuned'; got horizon={horizon!r} with eta={eta!r}."
+            )
+        self.eta, self.horizon, self.bounded = (
+            eta,
+            horizon,
+            check_bool(bounded, "bounded"),
+        )
         self._ln_m = math.log(self.n_experts)
         if eta == "tuned":
             self._mode, self._eta = 0, math.sqrt(8.0 * self._ln_m / horizon)
@@ -143,10 +158,14 @@ class Hedge(GameLearner):
         self.reset()
 
     def _reset_state(self) -> None:
-        self.epoch_loss_ = np.zeros(self.n_experts)   # cumulative losses in the current epoch
-        self.expert_loss_ = np.zeros(self.n_experts)  # cumulative losses since the reset
+        self.epoch_loss_ = np.zeros(
+            self.n_experts
+        )  # cumulative losses in the current epoch
+        self.expert_loss_ = np.zeros(
+            self.n_experts
+        )  # cumulative losses since the reset
         self.learner_loss_ = 0.0
-        self._epoch = (0, 1)                          # (start, length) for the doubling trick
+        self._epoch = (0, 1)  # (start, length) for the doubling trick
 
     def eta_at(self, t: int) -> float:
         """The learning rate used at (1-based) round t."""
@@ -159,14 +178,20 @@ class Hedge(GameLearner):
         """The distribution ``p_t`` for the next round (log-sum-exp normalized)."""
         t = self.n_rounds_ + 1
         start, length = self._epoch
-        C = self.epoch_loss_ if not (self._mode == 2 and t > start + length) else np.zeros(self.n_experts)
+        C = (
+            self.epoch_loss_
+            if not (self._mode == 2 and t > start + length)
+            else np.zeros(self.n_experts)
+        )
         z = -self.eta_at(t) * (C - C.min())
         w = np.exp(z)
         return w / math.fsum(w)
 
     def update(self, losses) -> float:
         """Play one round with the loss vector ``losses``; return the expected loss paid."""
-        L = check_losses(losses, self.n_experts, kind="unit" if self.bounded else "real", ndim=1)
+        L = check_losses(
+            losses, self.n_experts, kind="unit" if self.bounded else "real", ndim=1
+        )
         return float(self._play(L[None, :]).loss[0])
 
     def run(self, loss_matrix, *, reset: bool = True) -> ExpertTrace:
@@ -176,7 +201,9 @@ class Hedge(GameLearner):
         long game in chunks); the trace's regret is then counted since the last
         reset, and ``trace_`` goes on from the rounds already played.
         """
-        L = check_losses(loss_matrix, self.n_experts, kind="unit" if self.bounded else "real")
+        L = check_losses(
+            loss_matrix, self.n_experts, kind="unit" if self.bounded else "real"
+        )
         if reset:
             self.reset()
         return self._play(L)
@@ -184,8 +211,16 @@ class Hedge(GameLearner):
     def _play(self, L: np.ndarray) -> ExpertTrace:
         offset = self.learner_loss_
         loss, best, t, start, length = hedge_run(
-            L, self.epoch_loss_, self.expert_loss_, self.n_rounds_, self._mode, self._eta, self._ln_m,
-            self._epoch[0], self._epoch[1])
+            L,
+            self.epoch_loss_,
+            self.expert_loss_,
+            self.n_rounds_,
+            self._mode,
+            self._eta,
+            self._ln_m,
+            self._epoch[0],
+            self._epoch[1],
+        )
         tr = _trace(loss, best, offset)
         self.learner_loss_ = float(tr.cumulative_loss[-1])
         self._epoch = (int(start), int(length))
@@ -195,7 +230,9 @@ class Hedge(GameLearner):
     def regret_bound(self, n_rounds: int) -> float:
         """The proved bound on the regret after ``n_rounds`` rounds, losses in [0, 1]."""
         if not self.bounded:
-            raise ValueError("no regret bound: this Hedge was built with bounded=False (losses of any size).")
+            raise ValueError(
+                "no regret bound: this Hedge was built with bounded=False (losses of any size)."
+            )
         T, ln_m = check_positive_int(n_rounds, "n_rounds"), self._ln_m
         if self._mode == 1:
             return 3.0 * math.sqrt(T * ln_m / 8.0)

@@ -146,7 +146,9 @@ class StoredExamplesLearner(OnlineLearner):
     def _check_kernel(self) -> None:
         k = self._kernel()
         if not isinstance(k, _kernels.Kernel):
-            raise ValueError(f"kernel must be one of olbook.kernels' kernels; got {k!r}.")
+            raise ValueError(
+                f"kernel must be one of olbook.kernels' kernels; got {k!r}."
+            )
         k.spec()
 
     def decision_function(self, X) -> np.ndarray:
@@ -155,7 +157,9 @@ class StoredExamplesLearner(OnlineLearner):
         Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
         if self.alpha_.size == 0:
             return np.zeros(Xa.shape[0])
-        return row_dots(_kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_)
+        return row_dots(
+            _kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_
+        )
 
 
 class NORMA(StoredExamplesLearner):
@@ -206,9 +210,24 @@ class NORMA(StoredExamplesLearner):
 
     _loss_code = None
 
-    def __init__(self, kernel=None, eta=0.1, lam: float = 0.01, loss: str = "hinge", rho: float = 1.0,
-                 nu: float | None = None, truncation: int | None = None, max_iter: int = 1):
-        self.kernel, self.eta, self.lam, self.loss, self.rho = kernel, eta, lam, loss, rho
+    def __init__(
+        self,
+        kernel=None,
+        eta=0.1,
+        lam: float = 0.01,
+        loss: str = "hinge",
+        rho: float = 1.0,
+        nu: float | None = None,
+        truncation: int | None = None,
+        max_iter: int = 1,
+    ):
+        self.kernel, self.eta, self.lam, self.loss, self.rho = (
+            kernel,
+            eta,
+            lam,
+            loss,
+            rho,
+        )
         self.nu, self.truncation, self.max_iter = nu, truncation, max_iter
 
     def _validate_params(self) -> None:
@@ -220,26 +239,34 @@ class NORMA(StoredExamplesLearner):
         if self.nu is not None:
             check_open_unit(self.nu, "nu")
             if self.loss != "hinge":
-                raise ValueError(f"nu={self.nu!r} (a learned margin) needs loss='hinge'; "
-                                 f"got loss={self.loss!r}.")
+                raise ValueError(
+                    f"nu={self.nu!r} (a learned margin) needs loss='hinge'; "
+                    f"got loss={self.loss!r}."
+                )
         if self.truncation is not None:
             check_positive_int(self.truncation, "truncation")
         check_positive_int(self.max_iter, "max_iter")
         if not callable(self.eta):
             eta = check_positive_float(self.eta, "eta")
             if eta * lam >= 1.0:
-                raise ValueError(f"eta * lam must be < 1 (the decay factor 1 - eta*lam must be > 0); "
-                                 f"got eta={self.eta!r}, lam={self.lam!r}.")
+                raise ValueError(
+                    f"eta * lam must be < 1 (the decay factor 1 - eta*lam must be > 0); "
+                    f"got eta={self.eta!r}, lam={self.lam!r}."
+                )
 
     def _etas(self, t0: int, n: int) -> np.ndarray:
         if not callable(self.eta):
             return np.full(n, float(self.eta))
-        etas = np.array([self.eta(t) for t in range(t0 + 1, t0 + n + 1)], dtype=np.float64)
+        etas = np.array(
+            [self.eta(t) for t in range(t0 + 1, t0 + n + 1)], dtype=np.float64
+        )
         bad = ~np.isfinite(etas) | (etas <= 0) | (etas * float(self.lam) >= 1.0)
         if np.any(bad):
             k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"eta({t0 + k + 1}) = {etas[k]!r}: a step must be finite, > 0 and "
-                             f"have eta*lam < 1 (lam={self.lam!r}).")
+            raise ValueError(
+                f"eta({t0 + k + 1}) = {etas[k]!r}: a step must be finite, > 0 and "
+                f"have eta*lam < 1 (lam={self.lam!r})."
+            )
         return etas
 
     def _init_state(self, n_features: int) -> None:
@@ -273,18 +300,36 @@ class NORMA(StoredExamplesLearner):
             cap = int(self.truncation)
         else:
             cap = count + n
-        order = (head + np.arange(count)) % cap_now if cap_now else np.zeros(0, dtype=np.int64)
-        keep = order[-cap:] if count > cap else order  # a smaller truncation keeps the newest
+        order = (
+            (head + np.arange(count)) % cap_now
+            if cap_now
+            else np.zeros(0, dtype=np.int64)
+        )
+        keep = (
+            order[-cap:] if count > cap else order
+        )  # a smaller truncation keeps the newest
         SV = np.zeros((cap, d))
         beta = np.zeros(cap)
-        SV[:keep.size], beta[:keep.size] = self._SV[keep], self._beta[keep]
+        SV[: keep.size], beta[: keep.size] = self._SV[keep], self._beta[keep]
         state = self._state.copy()
         state[0], state[1] = keep.size, 0
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
         nu = -1.0 if self.nu is None else float(self.nu)
-        bad = norma_epoch(X, y, SV, beta, state, etas, self._kernel().spec(), float(self.lam), self._loss(),
-                          nu, mistakes, updates)
+        bad = norma_epoch(
+            X,
+            y,
+            SV,
+            beta,
+            state,
+            etas,
+            self._kernel().spec(),
+            float(self.lam),
+            self._loss(),
+            nu,
+            mistakes,
+            updates,
+        )
         if bad >= 0:
             raise non_finite_error(X)
         self._SV, self._beta, self._state, self.t_ = SV, beta, state, self.t_ + n
@@ -298,8 +343,9 @@ class NORMA(StoredExamplesLearner):
         if self.alpha_.size == 0:
             return np.zeros(Xa.shape[0])
         K = _kernels.gram(self._kernel(), Xa, self.support_vectors_)
-        return row_dots(K, self._beta[self._order()]) * self._state[2]  # the loop's order and scale
-
+        return (
+            row_dots(K, self._beta[self._order()]) * self._state[2]
+        )  # the loop's order and scale
 
     def rkhs_norm(self) -> float:
         """:math:`\\|f\\| = \\sqrt{\\boldsymbol\\alpha^\\top K\\boldsymbol\\alpha}` of the current hypothesis."""
@@ -417,8 +463,14 @@ class BudgetPerceptron(StoredExamplesLearner):
     array([ 1, -1, -1,  1])
     """
 
-    def __init__(self, budget: int = 100, kernel=None, policy: str = "random", random_state=None,
-                 max_iter: int = 1):
+    def __init__(
+        self,
+        budget: int = 100,
+        kernel=None,
+        policy: str = "random",
+        random_state=None,
+        max_iter: int = 1,
+    ):
         self.budget, self.kernel, self.policy = budget, kernel, policy
         self.random_state, self.max_iter = random_state, max_iter
 
@@ -439,14 +491,25 @@ class BudgetPerceptron(StoredExamplesLearner):
 
     def _epoch(self, X, y):
         n = X.shape[0]
-        SV, alpha, state = self._SV.copy(), self._alpha.copy(), np.array([float(self._count)])
-        rng = copy.deepcopy(self._rng)  # rebound on success: a rejected call draws nothing
+        SV, alpha, state = (
+            self._SV.copy(),
+            self._alpha.copy(),
+            np.array([float(self._count)]),
+        )
+        rng = copy.deepcopy(
+            self._rng
+        )  # rebound on success: a rejected call draws nothing
         draws = rng.random(n)
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
-        if budget_epoch(X, y, SV, alpha, state, draws, self._kernel().spec(), mistakes, updates) >= 0:
+        if (
+            budget_epoch(
+                X, y, SV, alpha, state, draws, self._kernel().spec(), mistakes, updates
+            )
+            >= 0
+        ):
             raise non_finite_error(X)
         self._SV, self._alpha, self._count, self._rng = SV, alpha, int(state[0]), rng
-        self.support_vectors_ = SV[:self._count].copy()
-        self.alpha_ = alpha[:self._count].copy()
+        self.support_vectors_ = SV[: self._count].copy()
+        self.alpha_ = alpha[: self._count].copy()
         return mistakes, updates

@@ -37,7 +37,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._validation import all_finite, check_nonnegative_float, check_positive_float, check_positive_int, check_X
+from ._validation import (
+    all_finite,
+    check_nonnegative_float,
+    check_positive_float,
+    check_positive_int,
+    check_X,
+)
 
 __all__ = [
     "Kernel",
@@ -119,7 +125,9 @@ def kernel_value(code, p1, p2, X, i, Y, j):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def expansion_value(code, p1, p2, SV, coef, head, count, Y, j):  # pragma: no cover - compiled
+def expansion_value(
+    code, p1, p2, SV, coef, head, count, Y, j
+):  # pragma: no cover - compiled
     """:math:`\\sum_r c_r k(\\mathbf s_r, Y_j)` over ``count`` stored terms, oldest first.
 
     The terms sit in the ring ``SV``/``coef`` (capacity ``SV.shape[0]``) from slot
@@ -141,7 +149,9 @@ def _check_pair(X, Y) -> tuple[np.ndarray, np.ndarray, bool]:
         return Xa, Xa, True
     Ya = check_X(Y, name="Y")
     if Ya.shape[1] != Xa.shape[1]:
-        raise ValueError(f"X has {Xa.shape[1]} features but Y has {Ya.shape[1]}; a kernel needs both equal.")
+        raise ValueError(
+            f"X has {Xa.shape[1]} features but Y has {Ya.shape[1]}; a kernel needs both equal."
+        )
     return Xa, Ya, False
 
 
@@ -170,7 +180,9 @@ class Kernel:
         Xa, Ya, symmetric = _check_pair(X, Y)
         return _checked_block(self, self._block(Xa, Ya, symmetric))
 
-    def _block(self, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarray:  # pragma: no cover
+    def _block(
+        self, X: np.ndarray, Y: np.ndarray, symmetric: bool
+    ) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
     def _params(self) -> dict:
@@ -178,13 +190,17 @@ class Kernel:
 
     def spec(self) -> tuple[int, float, float]:
         """``(code, p1, p2)`` for :func:`kernel_value` (compiled learners take kernels this way)."""
-        raise ValueError(f"{self!r} has no compiled form; use linear, polynomial, gaussian or laplacian.")
+        raise ValueError(
+            f"{self!r} has no compiled form; use linear, polynomial, gaussian or laplacian."
+        )
 
     def __repr__(self) -> str:
         params = self._params()
         if not params:
             return self.name
-        return f"{self.name}(" + ", ".join(f"{k}={v!r}" for k, v in params.items()) + ")"
+        return (
+            f"{self.name}(" + ", ".join(f"{k}={v!r}" for k, v in params.items()) + ")"
+        )
 
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and other._params() == self._params()
@@ -259,7 +275,9 @@ def polynomial(degree: int = 2, coef0: float = 1.0) -> Kernel:
     try:
         check_nonnegative_float(coef0, "coef0")
     except ValueError as exc:
-        raise ValueError(f"{exc} (With coef0 < 0 the polynomial is not a kernel in general.)") from None
+        raise ValueError(
+            f"{exc} (With coef0 < 0 the polynomial is not a kernel in general.)"
+        ) from None
     return _Polynomial(int(degree), float(coef0))
 
 
@@ -334,7 +352,9 @@ def gram(kernel, X, Y=None) -> np.ndarray:
     finiteness.
     """
     if not callable(kernel):
-        raise ValueError(f"kernel must be a callable k(X, Y) returning a Gram block; got {kernel!r}.")
+        raise ValueError(
+            f"kernel must be a callable k(X, Y) returning a Gram block; got {kernel!r}."
+        )
     Xa, Ya, symmetric = _check_pair(X, Y)
     if isinstance(kernel, Kernel):
         return _checked_block(kernel, kernel._block(Xa, Ya, symmetric))

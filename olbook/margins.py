@@ -32,7 +32,9 @@ __all__ = [
 def _as_vector(w, n_features: int, name: str) -> np.ndarray:
     wa = np.asarray(w, dtype=np.float64).ravel()
     if wa.shape[0] != n_features:
-        raise ValueError(f"{name} has {wa.shape[0]} entries but X has {n_features} features.")
+        raise ValueError(
+            f"{name} has {wa.shape[0]} entries but X has {n_features} features."
+        )
     if not np.all(np.isfinite(wa)):
         raise ValueError(f"{name} contains NaN or inf.")
     return wa
@@ -51,7 +53,9 @@ def margin(X, y, w, intercept: float = 0.0) -> float:
     wa = _as_vector(w, Xa.shape[1], "w")
     norm = float(np.sqrt(row_sqnorms(wa[None, :])[0]))
     if norm == 0.0:
-        raise ValueError("w is the zero vector: it defines no hyperplane, so it has no margin.")
+        raise ValueError(
+            "w is the zero vector: it defines no hyperplane, so it has no margin."
+        )
     if not np.isfinite(intercept):
         raise ValueError("intercept must be finite.")
     return float(np.min(ya * (row_dots(Xa, wa) + intercept)) / norm)
@@ -77,7 +81,9 @@ class MistakeBound(NamedTuple):
     margin: float
 
 
-def perceptron_bound(X, y, u, intercept: float = 0.0, *, fit_intercept: bool = False) -> MistakeBound:
+def perceptron_bound(
+    X, y, u, intercept: float = 0.0, *, fit_intercept: bool = False
+) -> MistakeBound:
     r"""The Block--Novikoff bound that holds for :class:`olbook.Perceptron` on ``(X, y)``.
 
     The separator :math:`(\mathbf u, b)` need not have unit norm.
@@ -175,8 +181,9 @@ def hinge_mistake_bound(X, y, u, gamma: float) -> tuple[float, float]:
     g = check_positive_float(gamma, "gamma")
     norm = float(np.sqrt(row_sqnorms(ua[None, :])[0]))
     if norm == 0.0:
-        raise ValueError("u is the zero vector: it is no comparator "
-                         "(it has no direction).")
+        raise ValueError(
+            "u is the zero vector: it is no comparator (it has no direction)."
+        )
     d = np.maximum(0.0, g - ya * row_dots(Xa, ua) / norm)
     D = float(np.sqrt(row_sqnorms(d[None, :])[0]))
     R = radius(Xa)
@@ -260,8 +267,13 @@ def _augmented(X, y, fit_intercept) -> tuple[np.ndarray, bool, float]:
 
 def _feasible_point(A: np.ndarray) -> np.ndarray | None:
     r"""HiGHS on the feasibility problem A z >= 1; the point it returns, or None if it says infeasible."""
-    res = linprog(c=np.zeros(A.shape[1]), A_ub=-A, b_ub=-np.ones(A.shape[0]),
-                  bounds=[(None, None)] * A.shape[1], method="highs")
+    res = linprog(
+        c=np.zeros(A.shape[1]),
+        A_ub=-A,
+        b_ub=-np.ones(A.shape[0]),
+        bounds=[(None, None)] * A.shape[1],
+        method="highs",
+    )
     if res.status == 2:
         return None
     if res.status != 0:
@@ -269,8 +281,9 @@ def _feasible_point(A: np.ndarray) -> np.ndarray | None:
     return res.x
 
 
-def separability_certificate(X, y, *, fit_intercept: bool = True,
-                             tol: float = 1e-9) -> SeparabilityCertificate:
+def separability_certificate(
+    X, y, *, fit_intercept: bool = True, tol: float = 1e-9
+) -> SeparabilityCertificate:
     r"""Decide linear separability and return the evidence.
 
     The evidence is a proved separator, or a Farkas vector.
@@ -314,9 +327,15 @@ def separability_certificate(X, y, *, fit_intercept: bool = True,
     # min t s.t. -t <= A^T lam <= t, sum lam = 1, lam >= 0; variables (lam, t)
     At = np.ascontiguousarray(A.T)
     A_ub = np.block([[At, -np.ones((k, 1))], [-At, -np.ones((k, 1))]])
-    res = linprog(c=np.r_[np.zeros(n), 1.0], A_ub=A_ub, b_ub=np.zeros(2 * k),
-                  A_eq=np.r_[np.ones(n), 0.0][None, :], b_eq=[1.0],
-                  bounds=[(0, None)] * n + [(0, None)], method="highs")
+    res = linprog(
+        c=np.r_[np.zeros(n), 1.0],
+        A_ub=A_ub,
+        b_ub=np.zeros(2 * k),
+        A_eq=np.r_[np.ones(n), 0.0][None, :],
+        b_eq=[1.0],
+        bounds=[(0, None)] * n + [(0, None)],
+        method="highs",
+    )
     if res.status != 0:
         raise RuntimeError(f"linprog did not finish: {res.message}")
     lam = np.clip(res.x[:n], 0.0, None)

@@ -96,8 +96,10 @@ class _Multiclass(OnlineLearner):
     def _check_classes(self, classes, name: str = "classes") -> np.ndarray:
         classes = class_labels(np.asarray(classes), name)
         if classes.size < 2:
-            raise ValueError(f"a multiclass learner needs at least 2 classes; {name} has 1 class: "
-                             f"{list(classes)}.")
+            raise ValueError(
+                f"a multiclass learner needs at least 2 classes; {name} has 1 class: "
+                f"{list(classes)}."
+            )
         return classes
 
     def _encode_targets(self, y, n_samples, classes):
@@ -107,12 +109,16 @@ class _Multiclass(OnlineLearner):
         try:
             idx = np.searchsorted(classes, arr)
         except TypeError as exc:
-            raise ValueError(f"y has labels of another type than the classes {list(classes)} ({exc}).") from None
+            raise ValueError(
+                f"y has labels of another type than the classes {list(classes)} ({exc})."
+            ) from None
         idx = np.minimum(idx, classes.size - 1)
         unknown = classes[idx] != arr
         if np.any(unknown):
-            raise ValueError(f"y has labels not seen when the learner started: {np.unique(arr[unknown])[:5]}; "
-                             f"its classes are {classes}.")
+            raise ValueError(
+                f"y has labels not seen when the learner started: {np.unique(arr[unknown])[:5]}; "
+                f"its classes are {classes}."
+            )
         return idx.astype(np.int64), classes
 
     def _init_state(self, n_features: int) -> None:
@@ -124,7 +130,12 @@ class _Multiclass(OnlineLearner):
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
         C = float(getattr(self, "C", 1.0))
-        if multiclass_epoch(X, y, W, self._variant, C, mistakes, updates, np.empty(W.shape[0])) >= 0:
+        if (
+            multiclass_epoch(
+                X, y, W, self._variant, C, mistakes, updates, np.empty(W.shape[0])
+            )
+            >= 0
+        ):
             raise non_finite_error(X)
         self.coef_ = W
         return mistakes, updates
@@ -137,7 +148,9 @@ class _Multiclass(OnlineLearner):
         """
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
-        scores = np.column_stack([row_dots(Xa, np.ascontiguousarray(w)) for w in self.coef_])
+        scores = np.column_stack(
+            [row_dots(Xa, np.ascontiguousarray(w)) for w in self.coef_]
+        )
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def _check_fitted(self) -> None:
@@ -208,7 +221,9 @@ class MulticlassPA(_Multiclass):
 
     def _validate_params(self) -> None:
         if self.variant not in _VARIANTS:
-            raise ValueError(f"variant must be one of {_VARIANTS}; got {self.variant!r}.")
+            raise ValueError(
+                f"variant must be one of {_VARIANTS}; got {self.variant!r}."
+            )
         check_positive_float(self.C, "C")
         check_positive_int(self.max_iter, "max_iter")
         self._variant = _VARIANTS.index(self.variant)

@@ -49,7 +49,10 @@ class OCOTrace:
     @classmethod
     def concatenate(cls, chunks) -> OCOTrace:
         """One trace from consecutive blocks of rounds."""
-        return cls(np.concatenate([c.points for c in chunks]), np.concatenate([c.gradients for c in chunks]))
+        return cls(
+            np.concatenate([c.points for c in chunks]),
+            np.concatenate([c.gradients for c in chunks]),
+        )
 
     @classmethod
     def empty(cls, learner) -> OCOTrace:
@@ -62,7 +65,9 @@ class OCOTrace:
         of the linear losses :math:`g_s^\top x`, which bounds that of convex losses (section 5.5)."""
         u = np.asarray(u, dtype=np.float64)
         if u.shape != (self.points.shape[1],):
-            raise ValueError(f"u must have shape ({self.points.shape[1]},); got {u.shape}.")
+            raise ValueError(
+                f"u must have shape ({self.points.shape[1]},); got {u.shape}."
+            )
         D = np.ascontiguousarray(self.points - u)
         return np.cumsum(rowwise_dots(np.ascontiguousarray(self.gradients), D))
 
@@ -74,7 +79,9 @@ class _Ball:
         self.radius = radius
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        n = math.sqrt(float(row_sqnorms(np.ascontiguousarray(x, dtype=np.float64)[None, :])[0]))
+        n = math.sqrt(
+            float(row_sqnorms(np.ascontiguousarray(x, dtype=np.float64)[None, :])[0])
+        )
         return x if n <= self.radius else x * (self.radius / n)
 
     def __repr__(self) -> str:
@@ -102,7 +109,9 @@ def project_ball(radius: float) -> Callable[[np.ndarray], np.ndarray]:
 def project_box(low: float, high: float) -> Callable[[np.ndarray], np.ndarray]:
     """Projection onto the box ``[low, high]^d`` (coordinate-wise clipping)."""
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise ValueError(f"the box needs finite low < high; got low={low!r}, high={high!r}.")
+        raise ValueError(
+            f"the box needs finite low < high; got low={low!r}, high={high!r}."
+        )
     return _Box(float(low), float(high))
 
 
@@ -148,28 +157,45 @@ class OGD(GameLearner):
 
     _trace_type = OCOTrace
 
-    def __init__(self, x0, eta: float | str = "anytime", *, diameter: float | None = None,
-                 lipschitz: float | None = None, horizon: int | None = None,
-                 projection: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+    def __init__(
+        self,
+        x0,
+        eta: float | str = "anytime",
+        *,
+        diameter: float | None = None,
+        lipschitz: float | None = None,
+        horizon: int | None = None,
+        projection: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> None:
         x = np.array(x0, dtype=np.float64)
         if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-            raise ValueError(f"x0 must be a non-empty finite 1-D array; got shape {x.shape}.")
+            raise ValueError(
+                f"x0 must be a non-empty finite 1-D array; got shape {x.shape}."
+            )
         for name, v in (("diameter", diameter), ("lipschitz", lipschitz)):
             if v is not None:
                 check_positive_float(v, name)
         if isinstance(eta, str):
             if eta not in ("tuned", "anytime"):
-                raise ValueError(f"eta must be a number > 0, 'tuned' or 'anytime'; got {eta!r}.")
+                raise ValueError(
+                    f"eta must be a number > 0, 'tuned' or 'anytime'; got {eta!r}."
+                )
             if diameter is None or lipschitz is None:
                 raise ValueError(f"eta={eta!r} needs diameter (D) and lipschitz (G).")
         else:
             check_positive_float(eta, "eta")
         if eta == "tuned":
-            check_positive_int(horizon, "horizon (the number of rounds, needed by eta='tuned')")
+            check_positive_int(
+                horizon, "horizon (the number of rounds, needed by eta='tuned')"
+            )
         elif horizon is not None:
-            raise ValueError(f"horizon is only used with eta='tuned'; got horizon={horizon!r}.")
+            raise ValueError(
+                f"horizon is only used with eta='tuned'; got horizon={horizon!r}."
+            )
         if projection is not None and not callable(projection):
-            raise ValueError(f"projection must be a callable x -> Proj(x) or None; got {projection!r}.")
+            raise ValueError(
+                f"projection must be a callable x -> Proj(x) or None; got {projection!r}."
+            )
         self.x0, self.eta, self.diameter, self.lipschitz = x, eta, diameter, lipschitz
         self.horizon, self.projection = horizon, projection
         self.reset()
@@ -196,22 +222,29 @@ class OGD(GameLearner):
         """
         g = np.asarray(gradient, dtype=np.float64)
         if g.shape != self.x_.shape:
-            raise ValueError(f"gradient has shape {g.shape}; "
-                             f"the point has shape {self.x_.shape}.")
+            raise ValueError(
+                f"gradient has shape {g.shape}; the point has shape {self.x_.shape}."
+            )
         if not np.all(np.isfinite(g)):
             raise non_finite_error(g, "gradient")
         x = self.x_ - self.eta_at(self.n_rounds_ + 1) * g
         if self.projection is not None:
             x = np.asarray(self.projection(x), dtype=np.float64)
             if x.shape != self.x_.shape or not np.all(np.isfinite(x)):
-                raise ValueError("projection returned a point of the wrong shape "
-                                 "or with NaN/inf.")
+                raise ValueError(
+                    "projection returned a point of the wrong shape or with NaN/inf."
+                )
         self._record(OCOTrace(self.x_[None, :].copy(), g[None, :].copy()))
         self.x_ = x
         return x.copy()
 
-    def run(self, gradient: Callable[[int, np.ndarray], np.ndarray], n_rounds: int, *,
-            reset: bool = True) -> OCOTrace:
+    def run(
+        self,
+        gradient: Callable[[int, np.ndarray], np.ndarray],
+        n_rounds: int,
+        *,
+        reset: bool = True,
+    ) -> OCOTrace:
         """Play ``n_rounds`` rounds; ``gradient(t, x)`` gives ``g_t`` at the point played (t 0-based).
 
         Starts from ``x0`` (with ``reset=False``, from the current point, and

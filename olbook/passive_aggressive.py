@@ -35,7 +35,13 @@ import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
 from ._rowops import csr_row_score, csr_row_sqnorm, dot, row_score
-from ._validation import check_bool, check_positive_float, check_positive_int, is_sparse, non_finite_error
+from ._validation import (
+    check_bool,
+    check_positive_float,
+    check_positive_int,
+    is_sparse,
+    non_finite_error,
+)
 
 __all__ = ["PassiveAggressive", "pa_epoch", "pa_epoch_csr", "pa_step_size"]
 
@@ -89,7 +95,9 @@ def pa_epoch(X, y, w, b, fit_intercept, variant, C, mistakes, updates):
 
 
 @numba.njit(cache=True)
-def pa_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, variant, C, mistakes, updates):
+def pa_epoch_csr(
+    data, indices, indptr, y, w, b, fit_intercept, variant, C, mistakes, updates
+):
     """:func:`pa_epoch` on a CSR matrix ``(data, indices, indptr)``: O(nnz), the bits of the dense loop."""
     n = indptr.shape[0] - 1
     acc = np.empty(8)
@@ -161,7 +169,13 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
 
     _accepts_sparse = True
 
-    def __init__(self, variant: str = "PA-I", C: float = 1.0, fit_intercept: bool = False, max_iter: int = 1):
+    def __init__(
+        self,
+        variant: str = "PA-I",
+        C: float = 1.0,
+        fit_intercept: bool = False,
+        max_iter: int = 1,
+    ):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -169,7 +183,9 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
 
     def _validate_params(self) -> None:
         if self.variant not in _VARIANTS:
-            raise ValueError(f"variant must be one of {_VARIANTS}; got {self.variant!r}.")
+            raise ValueError(
+                f"variant must be one of {_VARIANTS}; got {self.variant!r}."
+            )
         check_positive_float(self.C, "C")
         check_bool(self.fit_intercept, "fit_intercept")
         check_positive_int(self.max_iter, "max_iter")
@@ -183,8 +199,16 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
         w = self.coef_.copy()
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
-        args = (y, w, float(self.intercept_), bool(self.fit_intercept), _VARIANTS.index(self.variant),
-                float(self.C), mistakes, updates)
+        args = (
+            y,
+            w,
+            float(self.intercept_),
+            bool(self.fit_intercept),
+            _VARIANTS.index(self.variant),
+            float(self.C),
+            mistakes,
+            updates,
+        )
         if is_sparse(X):
             b, bad = pa_epoch_csr(X.data, X.indices, X.indptr, *args)
         else:

@@ -223,7 +223,9 @@ class NormalizedPerceptron(Perceptron):
     def decision_function(self, X) -> np.ndarray:
         """Score :math:`\\mathbf w^\\top \\hat{\\mathbf a}` of each normalized example."""
         self._check_fitted()
-        Xa = check_X_sparse(X, n_features=self.n_features_in_, estimator=self, accept_sparse=True)
+        Xa = check_X_sparse(
+            X, n_features=self.n_features_in_, estimator=self, accept_sparse=True
+        )
         A = normalize_rows(Xa, self._intercept)
         return csr_row_dots(A, self._w) if is_sparse(A) else row_dots(A, self._w)
 
@@ -289,7 +291,8 @@ class AveragedPerceptron(Perceptron):
         n = X.shape[0]
         w0, b0 = self.last_coef_, self.last_intercept_
         self.last_coef_, self.last_intercept_, mistakes, updates = run_epoch(
-            X, y, w0, b0, self.fit_intercept)
+            X, y, w0, b0, self.fit_intercept
+        )
         w_sum, b_sum = pass_sum(X, y, updates, w0, b0, self.fit_intercept)
         # Keep the sum, divide once: the mean of all rounds, (t0 * mean + S) / (t0 + n)
         # without the rounding of t0 * mean.
@@ -366,7 +369,9 @@ class VotedPerceptron(Perceptron):
             rows = X[idx].toarray() if is_sparse(X) else X[idx]
             steps = np.vstack([w0, y[idx, None] * rows])
             new_vectors = np.cumsum(steps, axis=0)[1:]
-            b_steps = np.concatenate([[b0], y[idx] if self.fit_intercept else np.zeros(idx.size)])
+            b_steps = np.concatenate(
+                [[b0], y[idx] if self.fit_intercept else np.zeros(idx.size)]
+            )
             new_intercepts = np.cumsum(b_steps)[1:]
             new_counts = np.diff(np.append(idx, n))
             self.vectors_ = np.vstack([self.vectors_, new_vectors])
@@ -381,10 +386,14 @@ class VotedPerceptron(Perceptron):
         A number in [-1, 1]: the weighted fraction of +1 votes minus that of -1 votes.
         """
         self._check_fitted()
-        Xa = check_X_sparse(X, n_features=self.n_features_in_, estimator=self, accept_sparse=True)
+        Xa = check_X_sparse(
+            X, n_features=self.n_features_in_, estimator=self, accept_sparse=True
+        )
         dots = csr_row_dots if is_sparse(Xa) else row_dots
         scores = np.empty((Xa.shape[0], len(self.vectors_)))
-        for k, v in enumerate(self.vectors_):  # row_dots, not BLAS: the same votes on every CPU
+        for k, v in enumerate(
+            self.vectors_
+        ):  # row_dots, not BLAS: the same votes on every CPU
             scores[:, k] = dots(Xa, v)
         votes = np.where(scores + self.intercepts_ > 0.0, 1.0, -1.0)
         total = self.counts_.sum()

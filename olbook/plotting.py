@@ -28,8 +28,18 @@ def plot_data_2d(X, y, ax=None, *, size: float = 30.0):
         raise ValueError(f"plot_data_2d needs 2 features; X has {Xa.shape[1]}.")
     ax = _axes(ax)
     pos, neg = ya > 0, ya < 0
-    ax.scatter(Xa[pos, 0], Xa[pos, 1], s=size, marker="o", facecolors="none", edgecolors="tab:blue", label="$y=+1$")
-    ax.scatter(Xa[neg, 0], Xa[neg, 1], s=size, marker="x", color="tab:red", label="$y=-1$")
+    ax.scatter(
+        Xa[pos, 0],
+        Xa[pos, 1],
+        s=size,
+        marker="o",
+        facecolors="none",
+        edgecolors="tab:blue",
+        label="$y=+1$",
+    )
+    ax.scatter(
+        Xa[neg, 0], Xa[neg, 1], s=size, marker="x", color="tab:red", label="$y=-1$"
+    )
     ax.set_aspect("equal", adjustable="box")
     return ax
 
@@ -50,14 +60,16 @@ def plot_separator_2d(w, b: float = 0.0, ax=None, *, normal: bool = False, **lin
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
     span = 2.0 * max(abs(x0), abs(x1), abs(y0), abs(y1), 1.0)
-    p = -b * wa / norm2                     # point of the line closest to the origin
+    p = -b * wa / norm2  # point of the line closest to the origin
     direction = np.array([-wa[1], wa[0]]) / np.sqrt(norm2)
     ends = np.array([p - span * direction, p + span * direction])
     line_kw.setdefault("color", "k")
     (line,) = ax.plot(ends[:, 0], ends[:, 1], **line_kw)
     if normal:
         ax.annotate(
-            "", xy=p + wa, xytext=p,
+            "",
+            xy=p + wa,
+            xytext=p,
             arrowprops={"arrowstyle": "->", "color": line.get_color(), "lw": 1.5},
         )
     ax.set_xlim(x0, x1)
@@ -65,7 +77,9 @@ def plot_separator_2d(w, b: float = 0.0, ax=None, *, normal: bool = False, **lin
     return ax
 
 
-def plot_mistakes_vs_bound(trace, bound: float | None = None, ax=None, *, what: str = "mistakes", label=None):
+def plot_mistakes_vs_bound(
+    trace, bound: float | None = None, ax=None, *, what: str = "mistakes", label=None
+):
     """Cumulative mistakes (or updates) per round, with a bound as a dashed horizontal line.
 
     Parameters

@@ -10,7 +10,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._base import BinaryClassifierMixin, LinearPredictorMixin
 from ._rowops import row_score
-from ._validation import check_binary_targets, check_bool, check_nonnegative_int, check_rng, check_X
+from ._validation import (
+    check_binary_targets,
+    check_bool,
+    check_nonnegative_int,
+    check_rng,
+    check_X,
+)
 
 __all__ = ["Pocket", "pocket_run"]
 
@@ -62,7 +68,9 @@ def pocket_run(X, y, fit_intercept, draws, w, pocket_w):
     return errors[: t + 1], pocket_errors[: t + 1], t
 
 
-class Pocket(BinaryClassifierMixin, LinearPredictorMixin, ClassifierMixin, BaseEstimator):
+class Pocket(
+    BinaryClassifierMixin, LinearPredictorMixin, ClassifierMixin, BaseEstimator
+):
     r"""The pocket algorithm: run PLA, keep in the pocket the best weights seen so far.
 
     Starting from :math:`\mathbf w_0 = \mathbf 0`, each iteration picks a
@@ -124,7 +132,9 @@ class Pocket(BinaryClassifierMixin, LinearPredictorMixin, ClassifierMixin, BaseE
     array([ 1,  1, -1, -1,  1])
     """
 
-    def __init__(self, max_iter: int = 1000, fit_intercept: bool = False, random_state=None):
+    def __init__(
+        self, max_iter: int = 1000, fit_intercept: bool = False, random_state=None
+    ):
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
         self.random_state = random_state

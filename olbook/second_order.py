@@ -134,9 +134,14 @@ class _Gaussian(LinearPredictorMixin, OnlineLearner):
         self.intercept_ = float(self._mu[d]) if self._intercept else 0.0
 
     def _epoch(self, X, y):
-        if bool(self.fit_intercept) != self._intercept or bool(self.diagonal) != self._diagonal:
-            raise ValueError("fit_intercept or diagonal changed since this learner started; "
-                             "call fit to start again.")
+        if (
+            bool(self.fit_intercept) != self._intercept
+            or bool(self.diagonal) != self._diagonal
+        ):
+            raise ValueError(
+                "fit_intercept or diagonal changed since this learner started; "
+                "call fit to start again."
+            )
         n = X.shape[0]
         mu, S = self._mu.copy(), self._precision.copy()
         mistakes = np.empty(n, dtype=np.bool_)
@@ -147,12 +152,25 @@ class _Gaussian(LinearPredictorMixin, OnlineLearner):
 
             A = sp.hstack([X, np.ones((n, 1))], format="csr") if self._intercept else X
             A.sum_duplicates()
-            bad = gaussian_epoch_diagonal_csr(A.data, A.indices, A.indptr, y, mu, S, self._rule, p, q,
-                                              mistakes, updates)
+            bad = gaussian_epoch_diagonal_csr(
+                A.data,
+                A.indices,
+                A.indptr,
+                y,
+                mu,
+                S,
+                self._rule,
+                p,
+                q,
+                mistakes,
+                updates,
+            )
         else:
             A = np.hstack([X, np.ones((n, 1))]) if self._intercept else X
             run = gaussian_epoch_diagonal if self._diagonal else gaussian_epoch
-            bad = run(np.ascontiguousarray(A), y, mu, S, self._rule, p, q, mistakes, updates)
+            bad = run(
+                np.ascontiguousarray(A), y, mu, S, self._rule, p, q, mistakes, updates
+            )
         if bad >= 0:
             raise non_finite_error(X.data if is_sparse(X) else X)
         self._mu, self._precision = mu, S
@@ -182,7 +200,8 @@ _COMMON = """
 
 
 class AROW(_Gaussian):
-    __doc__ = r"""Adaptive regularization of weights (Crammer, Kulesza and Dredze, NIPS 2009).
+    __doc__ = (
+        r"""Adaptive regularization of weights (Crammer, Kulesza and Dredze, NIPS 2009).
 
     Per round it minimizes
     :math:`\mathrm{KL}(\mathcal N(\boldsymbol\mu,\Sigma)\,\|\,\mathcal N(\boldsymbol\mu_t,\Sigma_t))
@@ -193,7 +212,9 @@ class AROW(_Gaussian):
     Parameters
     ----------
     r : float > 0, default=1.0
-        The regularization :math:`r` (larger: smaller steps).""" + _COMMON + """
+        The regularization :math:`r` (larger: smaller steps)."""
+        + _COMMON
+        + """
     Examples
     --------
     >>> import numpy as np
@@ -207,25 +228,41 @@ class AROW(_Gaussian):
     >>> clf.predict(X_new)
     array([ 1, -1])
 """
+    )
     _rule = _AROW
 
-    def __init__(self, r: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
-                 max_iter: int = 1):
-        self.r, self.a, self.diagonal, self.fit_intercept, self.max_iter = r, a, diagonal, fit_intercept, max_iter
+    def __init__(
+        self,
+        r: float = 1.0,
+        a: float = 1.0,
+        diagonal: bool = False,
+        fit_intercept: bool = False,
+        max_iter: int = 1,
+    ):
+        self.r, self.a, self.diagonal, self.fit_intercept, self.max_iter = (
+            r,
+            a,
+            diagonal,
+            fit_intercept,
+            max_iter,
+        )
 
     def _params(self):
         return check_positive_float(self.r, "r"), 0.0
 
 
 class NAROW(_Gaussian):
-    __doc__ = r"""NAROW (Orabona and Crammer, NIPS 2010): AROW with an adaptive regularization.
+    __doc__ = (
+        r"""NAROW (Orabona and Crammer, NIPS 2010): AROW with an adaptive regularization.
 
     :math:`r_t = v/(bv - 1)` when :math:`v > 1/b`; when :math:`v \le 1/b` the example
     is already well known (small variance) and there is no update.
 
     Parameters
     ----------
-    b : float > 0, default=1.0""" + _COMMON + """
+    b : float > 0, default=1.0"""
+        + _COMMON
+        + """
     Examples
     --------
     >>> import numpy as np
@@ -239,18 +276,32 @@ class NAROW(_Gaussian):
     >>> clf.predict(X_new)
     array([ 1, -1])
 """
+    )
     _rule = _NAROW
 
-    def __init__(self, b: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
-                 max_iter: int = 1):
-        self.b, self.a, self.diagonal, self.fit_intercept, self.max_iter = b, a, diagonal, fit_intercept, max_iter
+    def __init__(
+        self,
+        b: float = 1.0,
+        a: float = 1.0,
+        diagonal: bool = False,
+        fit_intercept: bool = False,
+        max_iter: int = 1,
+    ):
+        self.b, self.a, self.diagonal, self.fit_intercept, self.max_iter = (
+            b,
+            a,
+            diagonal,
+            fit_intercept,
+            max_iter,
+        )
 
     def _params(self):
         return check_positive_float(self.b, "b"), 0.0
 
 
 class NormalHerd(_Gaussian):
-    __doc__ = r"""Normal herding, NHerd (Crammer and Lee, NIPS 2010), with the full covariance.
+    __doc__ = (
+        r"""Normal herding, NHerd (Crammer and Lee, NIPS 2010), with the full covariance.
 
     The mean moves as in AROW with :math:`r = 1/C`; the covariance is the one
     obtained by moving every weight vector of the Gaussian ("herding" it) with the
@@ -258,7 +309,9 @@ class NormalHerd(_Gaussian):
 
     Parameters
     ----------
-    C : float > 0, default=1.0""" + _COMMON + """
+    C : float > 0, default=1.0"""
+        + _COMMON
+        + """
     Examples
     --------
     >>> import numpy as np
@@ -272,18 +325,32 @@ class NormalHerd(_Gaussian):
     >>> clf.predict(X_new)
     array([ 1, -1])
 """
+    )
     _rule = _NHERD
 
-    def __init__(self, C: float = 1.0, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
-                 max_iter: int = 1):
-        self.C, self.a, self.diagonal, self.fit_intercept, self.max_iter = C, a, diagonal, fit_intercept, max_iter
+    def __init__(
+        self,
+        C: float = 1.0,
+        a: float = 1.0,
+        diagonal: bool = False,
+        fit_intercept: bool = False,
+        max_iter: int = 1,
+    ):
+        self.C, self.a, self.diagonal, self.fit_intercept, self.max_iter = (
+            C,
+            a,
+            diagonal,
+            fit_intercept,
+            max_iter,
+        )
 
     def _params(self):
         return check_positive_float(self.C, "C"), 0.0
 
 
 class ConfidenceWeighted(_Gaussian):
-    __doc__ = r"""Confidence-weighted learning (Dredze, Crammer and Pereira, ICML 2008), exact form.
+    __doc__ = (
+        r"""Confidence-weighted learning (Dredze, Crammer and Pereira, ICML 2008), exact form.
 
     Per round: the Gaussian closest in KL divergence to the current one such
     that the current example is classified correctly with probability at least
@@ -300,7 +367,9 @@ class ConfidenceWeighted(_Gaussian):
     Parameters
     ----------
     eta : float in (1/2, 1), default=0.9
-        The required probability of a correct prediction.""" + _COMMON + """
+        The required probability of a correct prediction."""
+        + _COMMON
+        + """
     Examples
     --------
     >>> import numpy as np
@@ -314,22 +383,32 @@ class ConfidenceWeighted(_Gaussian):
     >>> clf.predict(X_new)
     array([ 1, -1])
 """
+    )
     _rule = _CW
 
-    def __init__(self, eta: float = 0.9, a: float = 1.0, diagonal: bool = False, fit_intercept: bool = False,
-                 max_iter: int = 1):
+    def __init__(
+        self,
+        eta: float = 0.9,
+        a: float = 1.0,
+        diagonal: bool = False,
+        fit_intercept: bool = False,
+        max_iter: int = 1,
+    ):
         self.eta, self.a, self.diagonal = eta, a, diagonal
         self.fit_intercept, self.max_iter = fit_intercept, max_iter
 
     def _params(self):
         eta = check_open_unit(self.eta, "eta")
         if eta <= 0.5:
-            raise ValueError(f"eta must be in (1/2, 1) so that phi = Phi^-1(eta) > 0; got {self.eta!r}.")
+            raise ValueError(
+                f"eta must be in (1/2, 1) so that phi = Phi^-1(eta) > 0; got {self.eta!r}."
+            )
         return float(norm.ppf(eta)), 0.0
 
 
 class SCW(_Gaussian):
-    __doc__ = r"""Soft confidence-weighted learning SCW-I and SCW-II (Wang, Zhao and Hoi, ICML 2012).
+    __doc__ = (
+        r"""Soft confidence-weighted learning SCW-I and SCW-II (Wang, Zhao and Hoi, ICML 2012).
 
     CW's constraint becomes a penalty :math:`C\,\ell^\phi` (SCW-I) or
     :math:`C\,(\ell^\phi)^2` (SCW-II) of the loss
@@ -345,7 +424,9 @@ class SCW(_Gaussian):
     ----------
     variant : {"I", "II"}, default="I"
     C : float > 0, default=1.0
-    eta : float in (1/2, 1), default=0.9""" + _COMMON + """
+    eta : float in (1/2, 1), default=0.9"""
+        + _COMMON
+        + """
     Examples
     --------
     >>> import numpy as np
@@ -359,10 +440,25 @@ class SCW(_Gaussian):
     >>> clf.predict(X_new)
     array([ 1, -1])
 """
+    )
 
-    def __init__(self, variant: str = "I", C: float = 1.0, eta: float = 0.9, a: float = 1.0,
-                 diagonal: bool = False, fit_intercept: bool = False, max_iter: int = 1):
-        self.variant, self.C, self.eta, self.a, self.diagonal = variant, C, eta, a, diagonal
+    def __init__(
+        self,
+        variant: str = "I",
+        C: float = 1.0,
+        eta: float = 0.9,
+        a: float = 1.0,
+        diagonal: bool = False,
+        fit_intercept: bool = False,
+        max_iter: int = 1,
+    ):
+        self.variant, self.C, self.eta, self.a, self.diagonal = (
+            variant,
+            C,
+            eta,
+            a,
+            diagonal,
+        )
         self.fit_intercept, self.max_iter = fit_intercept, max_iter
 
     @property

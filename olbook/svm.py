@@ -33,7 +33,9 @@ __all__ = ["SVM", "separable_in_feature_space"]
 _CHUNK = 2048
 
 
-def separable_in_feature_space(K: np.ndarray, y: np.ndarray, *, fit_intercept: bool = True) -> bool:
+def separable_in_feature_space(
+    K: np.ndarray, y: np.ndarray, *, fit_intercept: bool = True
+) -> bool:
     r"""Whether some :math:`f = \langle\mathbf w, \phi(\cdot)\rangle + b` has all :math:`y_i f(\mathbf x_i) \ge 1`.
 
     With ``fit_intercept=False``, :math:`b = 0`.
@@ -56,7 +58,9 @@ def separable_in_feature_space(K: np.ndarray, y: np.ndarray, *, fit_intercept: b
     not too close points this skips the LP (which takes seconds for n = 2000).
     """
     n = K.shape[0]
-    shift = 2.0 * n * (n + 1) * float(np.finfo(np.float64).eps) * float(np.max(np.abs(K)))
+    shift = (
+        2.0 * n * (n + 1) * float(np.finfo(np.float64).eps) * float(np.max(np.abs(K)))
+    )
     try:
         np.linalg.cholesky(K - shift * np.eye(n))
         return True
@@ -185,9 +189,16 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     array([ 1, -1])
     """
 
-    def __init__(self, kernel=_kernels.linear, C: float | None = None, tol: float = 1e-6,
-                 fit_intercept: bool = True, max_iter: int | None = None, cache_size: float = 200.0,
-                 shrinking: bool = True):
+    def __init__(
+        self,
+        kernel=_kernels.linear,
+        C: float | None = None,
+        tol: float = 1e-6,
+        fit_intercept: bool = True,
+        max_iter: int | None = None,
+        cache_size: float = 200.0,
+        shrinking: bool = True,
+    ):
         self.kernel = kernel
         self.C = C
         self.tol = tol
@@ -204,7 +215,11 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         C = np.inf if self.C is None else check_positive_float(self.C, "C")
         tol = check_positive_float(self.tol, "tol")
         check_bool(self.fit_intercept, "fit_intercept")
-        max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter")
+        max_iter = (
+            None
+            if self.max_iter is None
+            else check_positive_int(self.max_iter, "max_iter")
+        )
         check_positive_float(self.cache_size, "cache_size")
         check_bool(self.shrinking, "shrinking")
         return C, tol, max_iter
@@ -220,7 +235,9 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     @property
     def _is_linear(self) -> bool:
-        return isinstance(self.kernel, _kernels.Kernel) and self.kernel == _kernels.linear
+        return (
+            isinstance(self.kernel, _kernels.Kernel) and self.kernel == _kernels.linear
+        )
 
     def fit(self, X, y):
         """Solve the dual on ``(X, y)`` (labels in {-1, +1}; both present if ``fit_intercept``).
@@ -288,12 +305,11 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
                 "for the hard margin; use a finite C."
             )
         if n_iter >= cap and gap >= tol:
-            message = (
-                f"SMO stopped after max_iter={cap} iterations with KKT gap {gap:.3g} > tol={tol:g}"
-            )
+            message = f"SMO stopped after max_iter={cap} iterations with KKT gap {gap:.3g} > tol={tol:g}"
             if hard:
                 raise ValueError(
-                    message + "; the hard-margin answer would be wrong (the data may be nearly "
+                    message
+                    + "; the hard-margin answer would be wrong (the data may be nearly "
                     "non-separable). Use a finite C or a larger max_iter."
                 )
             warnings.warn(message + ".", ConvergenceWarning, stacklevel=2)
@@ -304,7 +320,9 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.support_ = support
         self.support_vectors_ = Xa[support].copy()
         self.dual_coef_ = coef[None, :].copy()
-        self.intercept_ = float(intercept_from_gradient(alpha, ya, G, C)) if fit_b else 0.0
+        self.intercept_ = (
+            float(intercept_from_gradient(alpha, ya, G, C)) if fit_b else 0.0
+        )
         self.margin_ = float(1.0 / np.sqrt(w2)) if w2 > 0.0 else np.inf
         self.n_iter_ = int(n_iter)
         self.kkt_gap_ = float(gap)
@@ -316,7 +334,9 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def _primal_weights(self) -> np.ndarray:
         """:math:`\\mathbf w = \\sum_s c_s \\mathbf x_s`, added over the support vectors in order."""
-        return row_dots(np.ascontiguousarray(self.support_vectors_.T), self.dual_coef_[0])
+        return row_dots(
+            np.ascontiguousarray(self.support_vectors_.T), self.dual_coef_[0]
+        )
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, "support_")
@@ -348,8 +368,10 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         out = np.empty(Xa.shape[0])
         c = self.dual_coef_[0]
         for start in range(0, Xa.shape[0], _CHUNK):
-            block = _kernels.gram(self._fit_kernel, Xa[start:start + _CHUNK], self.support_vectors_)
-            out[start:start + _CHUNK] = row_dots(block, c)
+            block = _kernels.gram(
+                self._fit_kernel, Xa[start : start + _CHUNK], self.support_vectors_
+            )
+            out[start : start + _CHUNK] = row_dots(block, c)
         return out + self.intercept_
 
     def predict(self, X) -> np.ndarray:

@@ -29,9 +29,17 @@ import olbook  # noqa: E402
 # and on a shared 2-core machine wall-clock time per example says nothing about olbook.
 # "thorough": ten times the examples, a fresh random search on every run; run it before
 # changing a bound or a learner: HYPOTHESIS_PROFILE=thorough pytest tests/test_properties_*.py
-settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True,
-                          database=None, print_blob=True)
-settings.register_profile("thorough", settings.get_profile("ci"), max_examples=1000, derandomize=False)
+settings.register_profile(
+    "ci",
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+)
+settings.register_profile(
+    "thorough", settings.get_profile("ci"), max_examples=1000, derandomize=False
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 #: The online learners (fit, partial_fit, trace_).
@@ -52,7 +60,9 @@ def _close_figures():
     plt.close("all")
 
 
-def reference_perceptron(X, y, *, fit_intercept=False, epochs=1, stop_when_converged=True, w=None, b=0.0):
+def reference_perceptron(
+    X, y, *, fit_intercept=False, epochs=1, stop_when_converged=True, w=None, b=0.0
+):
     """The perceptron of the book, one example at a time, in plain Python/numpy.
 
     Round: f = w.x + b; predict +1 iff f > 0; update w += y x, b += y iff y f <= 0.
@@ -90,7 +100,12 @@ def snapshot(est) -> dict:
         if isinstance(value, np.ndarray):
             out[key] = value.copy()
         elif isinstance(value, olbook.Trace):
-            out[key] = ("Trace", value.mistakes.copy(), value.updates.copy(), value.epoch_ends.copy())
+            out[key] = (
+                "Trace",
+                value.mistakes.copy(),
+                value.updates.copy(),
+                value.epoch_ends.copy(),
+            )
         else:
             out[key] = copy.deepcopy(value)
     return out

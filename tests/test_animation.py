@@ -77,7 +77,9 @@ def test_render_full_colour_png_and_svg():
     plt.close(fig)
     with Image.open(io.BytesIO(full[0])) as im:
         assert im.mode == "RGBA"
-    assert len(svg) == 3 and all(f.lstrip().startswith(b"<?xml") and b"<svg" in f for f in svg)
+    assert len(svg) == 3 and all(
+        f.lstrip().startswith(b"<?xml") and b"<svg" in f for f in svg
+    )
     assert len(set(svg)) == 3  # the dot moved
     assert all(b"Date" not in f for f in svg)  # no date in the metadata: reproducible
 
@@ -85,7 +87,9 @@ def test_render_full_colour_png_and_svg():
 def test_animate_returns_self_contained_html_with_every_frame():
     n = 6
     fig, draw, _ = moving_dot(n)
-    anim = animate(fig, draw, n, dpi=40, interval=100, mode="loop", alt="a <moving> dot")
+    anim = animate(
+        fig, draw, n, dpi=40, interval=100, mode="loop", alt="a <moving> dot"
+    )
     assert not plt.fignum_exists(fig.number)  # closed: no still image after the player
     assert anim.n_frames == n and len(anim.frames) == n
     page = anim._repr_html_()
@@ -105,7 +109,9 @@ def test_animate_returns_self_contained_html_with_every_frame():
     assert len(URI.findall(page)) == n
     slider = soup.find("input", attrs={"type": "range"})
     assert slider["max"] == str(n - 1) and slider["value"] == str(n - 1)
-    assert soup.find("input", attrs={"type": "checkbox"}).has_attr("checked")  # mode="loop"
+    assert soup.find("input", attrs={"type": "checkbox"}).has_attr(
+        "checked"
+    )  # mode="loop"
     assert "setInterval(tick, 100)" in page
     acts = [b["data-act"] for b in soup.find_all("button")]
     assert acts == ["first", "prev", "play", "next", "last"]
@@ -135,9 +141,16 @@ def test_svg_frames_use_their_mime_type():
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"mode": "forever"}, "mode"), ({"initial": 4}, "initial"), ({"initial": -5}, "initial"),
-     ({"fmt": "gif"}, "fmt"), ({"colors": 1}, "colors"), ({"colors": 300}, "colors"),
-     ({"dpi": 0}, "dpi"), ({"interval": 0}, "interval")],
+    [
+        ({"mode": "forever"}, "mode"),
+        ({"initial": 4}, "initial"),
+        ({"initial": -5}, "initial"),
+        ({"fmt": "gif"}, "fmt"),
+        ({"colors": 1}, "colors"),
+        ({"colors": 300}, "colors"),
+        ({"dpi": 0}, "dpi"),
+        ({"interval": 0}, "interval"),
+    ],
 )
 def test_bad_arguments_are_refused_before_drawing(kwargs, match):
     fig, draw, calls = moving_dot(4)

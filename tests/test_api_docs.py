@@ -25,13 +25,18 @@ import olbook
 ROOT = Path(__file__).resolve().parents[1]
 API = ROOT / "book" / "appendix" / "api"
 DIRECTIVE = re.compile(
-    r"^\.\. (?:auto|py:)(module|class|exception|function|data)::\s+(\S+)\s*$", re.MULTILINE
+    r"^\.\. (?:auto|py:)(module|class|exception|function|data)::\s+(\S+)\s*$",
+    re.MULTILINE,
 )
 ENTRY_KINDS = {"class", "exception", "function", "data"}
 
 
 def public_modules() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(olbook.__path__) if not m.name.startswith("_"))
+    return sorted(
+        m.name
+        for m in pkgutil.iter_modules(olbook.__path__)
+        if not m.name.startswith("_")
+    )
 
 
 def expected_entries() -> dict[str, object]:
@@ -44,14 +49,18 @@ def expected_entries() -> dict[str, object]:
     exporters: dict[tuple[int, str], list[tuple[str, str, object]]] = {}
     for mod_name in public_modules():
         mod = importlib.import_module(f"olbook.{mod_name}")
-        assert hasattr(mod, "__all__"), f"public module olbook.{mod_name} has no __all__"
+        assert hasattr(mod, "__all__"), (
+            f"public module olbook.{mod_name} has no __all__"
+        )
         for name in mod.__all__:
             obj = getattr(mod, name)
             if name in olbook.__all__ and getattr(olbook, name) is obj:
                 continue  # documented as olbook.<name>
             exporters.setdefault((id(obj), name), []).append((mod_name, name, obj))
     for entries in exporters.values():
-        defining = [e for e in entries if getattr(e[2], "__module__", None) == f"olbook.{e[0]}"]
+        defining = [
+            e for e in entries if getattr(e[2], "__module__", None) == f"olbook.{e[0]}"
+        ]
         mod_name, name, obj = (defining or entries)[0]
         expected[f"olbook.{mod_name}.{name}"] = obj
     return expected
@@ -66,7 +75,9 @@ def documented() -> dict[str, tuple[str, str, str]]:
         for i, m in enumerate(matches):
             end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
             kind, name = m.groups()
-            assert name not in found or kind == "module", f"{name} documented twice ({page.name})"
+            assert name not in found or kind == "module", (
+                f"{name} documented twice ({page.name})"
+            )
             found.setdefault(name, (kind, page.name, text[m.end() : end]))
     return found
 
@@ -80,9 +91,13 @@ def test_every_public_name_has_an_entry():
     expected = expected_entries()
     docs = documented()
     assert len(expected) > 100  # the package's public surface, not an empty list
-    missing = sorted(n for n in expected if n not in docs or docs[n][0] not in ENTRY_KINDS)
+    missing = sorted(
+        n for n in expected if n not in docs or docs[n][0] not in ENTRY_KINDS
+    )
     assert not missing, f"public names without an entry in book/appendix/api: {missing}"
-    extra = sorted(n for n, (k, _, _) in docs.items() if k in ENTRY_KINDS and n not in expected)
+    extra = sorted(
+        n for n, (k, _, _) in docs.items() if k in ENTRY_KINDS and n not in expected
+    )
     assert not extra, f"entries that are not public names of olbook: {extra}"
 
 
@@ -107,7 +122,9 @@ def test_every_public_module_has_a_page():
     assert modules == {"olbook"} | {f"olbook.{m}" for m in public_modules()}
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
     for page in API.glob("*.md"):
-        assert f"book/appendix/api/{page.stem}\n" in toc, f"{page.name} is not in _toc.yml"
+        assert f"book/appendix/api/{page.stem}\n" in toc, (
+            f"{page.name} is not in _toc.yml"
+        )
     for m in public_modules():
         assert (API / f"{m}.md").exists(), f"no page for olbook.{m}"
 
@@ -116,7 +133,9 @@ def book_labels() -> set[str]:
     labels: set[str] = set()
     for path in (ROOT / "book").rglob("*"):
         if path.suffix in {".md", ".ipynb"} and "_build" not in path.parts:
-            labels |= set(re.findall(r"\(([a-z][\w-]*)\)=", path.read_text(encoding="utf-8")))
+            labels |= set(
+                re.findall(r"\(([a-z][\w-]*)\)=", path.read_text(encoding="utf-8"))
+            )
     return labels
 
 
@@ -127,8 +146,12 @@ def test_every_entry_links_to_a_book_section():
             continue
         m = re.search(r"\*\*Book section:\*\* :ref:`([\w-]+)`", body)
         assert m, f"{name} ({page}) has no 'Book section' line"
-        assert m.group(1) in labels, f"{name} ({page}) links to an unknown label {m.group(1)}"
-        assert re.match(r"(perc|marg|boost|vc|regret|olc|kol)-sec-", m.group(1)), m.group(1)
+        assert m.group(1) in labels, (
+            f"{name} ({page}) links to an unknown label {m.group(1)}"
+        )
+        assert re.match(r"(perc|marg|boost|vc|regret|olc|kol)-sec-", m.group(1)), (
+            m.group(1)
+        )
 
 
 def test_built_inventory_lists_every_entry():
@@ -141,7 +164,12 @@ def test_built_inventory_lists_every_entry():
 
     with open(inv_path, "rb") as f:
         inv = InventoryFile.load(f, "", lambda base, uri: uri)
-    py_names = {name for role, entries in inv.items() if role.startswith("py:") for name in entries}
+    py_names = {
+        name
+        for role, entries in inv.items()
+        if role.startswith("py:")
+        for name in entries
+    }
     missing = sorted(set(expected_entries()) - py_names)
     assert not missing, f"not in the built objects.inv: {missing}"
 
@@ -150,7 +178,9 @@ def test_built_inventory_lists_every_entry():
 
 
 def _link_api():
-    spec = importlib.util.spec_from_file_location("link_api", ROOT / "tools" / "link_api.py")
+    spec = importlib.util.spec_from_file_location(
+        "link_api", ROOT / "tools" / "link_api.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -167,8 +197,12 @@ def _notebook(tmp_path: Path) -> Path:
             "scikit-learn's `Perceptron` is another class; `olbook.nonexistent` is no name.\n"
             "$`olbook.margin`$ is math.\n\n```python\nx = `olbook.radius`\n```"
         ),
-        nbformat.v4.new_code_cell("# `olbook.margin`\nimport olbook\nolbook.Perceptron"),
-        nbformat.v4.new_markdown_cell("A bare `VotedPerceptron`, then `olbook.data` and `olbook.margin`."),
+        nbformat.v4.new_code_cell(
+            "# `olbook.margin`\nimport olbook\nolbook.Perceptron"
+        ),
+        nbformat.v4.new_markdown_cell(
+            "A bare `VotedPerceptron`, then `olbook.data` and `olbook.margin`."
+        ),
     ]
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="`olbook.margin`\n")]
     path = tmp_path / "section.ipynb"
@@ -184,11 +218,20 @@ def test_link_api_links_first_mentions_only(tmp_path):
     assert link_api.main([str(path)]) == 0
     after = json.loads(path.read_text(encoding="utf-8"))
     first = "".join(after["cells"][0]["source"])
-    assert "We run {py:class}`olbook.Perceptron` and {py:func}`olbook.fmt`; again `olbook.Perceptron`." in first
-    assert first.startswith("# `olbook.Perceptron` in a heading")  # headings are left alone
+    assert (
+        "We run {py:class}`olbook.Perceptron` and {py:func}`olbook.fmt`; again `olbook.Perceptron`."
+        in first
+    )
+    assert first.startswith(
+        "# `olbook.Perceptron` in a heading"
+    )  # headings are left alone
     assert "scikit-learn's `Perceptron`" in first and "`olbook.nonexistent`" in first
-    assert "$`olbook.margin`$" in first and "x = `olbook.radius`" in first  # math, code fences
-    assert after["cells"][1] == before["cells"][1]  # code cell and its outputs untouched
+    assert (
+        "$`olbook.margin`$" in first and "x = `olbook.radius`" in first
+    )  # math, code fences
+    assert (
+        after["cells"][1] == before["cells"][1]
+    )  # code cell and its outputs untouched
     third = "".join(after["cells"][2]["source"])
     assert third == (
         "A bare {py:class}`~olbook.VotedPerceptron`, then {py:mod}`olbook.data` and {py:func}`olbook.margin`."
@@ -223,5 +266,9 @@ def test_every_public_learner_has_examples():
     }
     assert len(learners) >= 30
     section = "\n    Examples\n    --------\n    >>> "
-    missing = sorted(n for n, cls in learners.items() if n not in bases and section not in cls.__doc__)
+    missing = sorted(
+        n
+        for n, cls in learners.items()
+        if n not in bases and section not in cls.__doc__
+    )
     assert not missing, f"learners without an Examples section: {missing}"

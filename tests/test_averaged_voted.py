@@ -16,9 +16,16 @@ pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceW
 
 def _datasets():
     rng = np.random.default_rng(11)
-    yield "separable", *make_separable(40, 3, margin=0.05, radius=2.0, random_state=8)[:2]
+    yield (
+        "separable",
+        *make_separable(40, 3, margin=0.05, radius=2.0, random_state=8)[:2],
+    )
     yield "noisy", *make_noisy(45, 4, margin=0.1, flip=0.2, random_state=9)[:2]
-    yield "integers", rng.integers(-3, 4, size=(35, 3)).astype(float), rng.choice([-1.0, 1.0], 35)
+    yield (
+        "integers",
+        rng.integers(-3, 4, size=(35, 3)).astype(float),
+        rng.choice([-1.0, 1.0], 35),
+    )
 
 
 DATASETS = list(_datasets())
@@ -35,7 +42,9 @@ def test_averaged_is_mean_of_post_round_weights(name, X, y, fit_intercept, epoch
     assert len(history) == epochs * X.shape[0]
     w_bar = np.mean([h[0] for h in history], axis=0)
     b_bar = np.mean([h[1] for h in history])
-    avg = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
+    avg = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(
+        X, y
+    )
     assert np.allclose(avg.coef_, w_bar, rtol=1e-10, atol=1e-12)
     assert np.isclose(avg.intercept_, b_bar, rtol=1e-10, atol=1e-12)
     assert np.array_equal(avg.last_coef_, w)
@@ -56,7 +65,9 @@ def test_averaged_last_coef_is_perceptron(name, X, y, fit_intercept):
     per = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=7).fit(X, y)
     assert np.array_equal(avg.last_coef_, per.coef_)
     assert avg.last_intercept_ == per.intercept_
-    assert avg.n_updates_ == per.n_updates_  # after convergence the extra passes update nothing
+    assert (
+        avg.n_updates_ == per.n_updates_
+    )  # after convergence the extra passes update nothing
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
@@ -100,13 +111,19 @@ def test_voted_bookkeeping(name, X, y, fit_intercept, epochs):
     n_rounds = epochs * X.shape[0]
     assert v.counts_.sum() == n_rounds == v.trace_.n_rounds
     assert v.vectors_.shape == (v.n_updates_ + 1, X.shape[1])
-    assert v.intercepts_.shape == (v.n_updates_ + 1,) and v.counts_.shape == (v.n_updates_ + 1,)
-    assert np.array_equal(v.vectors_[0], np.zeros(X.shape[1])) and v.intercepts_[0] == 0.0
+    assert v.intercepts_.shape == (v.n_updates_ + 1,) and v.counts_.shape == (
+        v.n_updates_ + 1,
+    )
+    assert (
+        np.array_equal(v.vectors_[0], np.zeros(X.shape[1])) and v.intercepts_[0] == 0.0
+    )
     assert np.array_equal(v.vectors_[-1], v.coef_) and v.intercepts_[-1] == v.intercept_
     assert np.array_equal(v.coef_, w) and v.intercept_ == b
     # The stored vectors are the reference weights after each update round.
     idx = np.flatnonzero(updates)
-    assert np.array_equal(v.vectors_[1:], np.array([history[t][0] for t in idx]).reshape(-1, X.shape[1]))
+    assert np.array_equal(
+        v.vectors_[1:], np.array([history[t][0] for t in idx]).reshape(-1, X.shape[1])
+    )
     assert np.array_equal(v.intercepts_[1:], np.array([history[t][1] for t in idx]))
     # Counts: rounds each vector was the current one after the round.
     expected_counts = np.diff(np.concatenate([[0], idx, [n_rounds]]))
@@ -121,7 +138,9 @@ def test_voted_bookkeeping(name, X, y, fit_intercept, epochs):
 @pytest.mark.parametrize("epochs", [1, 5])
 def test_voted_weighted_mean_is_averaged(name, X, y, fit_intercept, epochs):
     v = olbook.VotedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
-    a = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
+    a = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(
+        X, y
+    )
     c = v.counts_ / v.counts_.sum()
     assert np.allclose(c @ v.vectors_, a.coef_, rtol=1e-10, atol=1e-12)
     assert np.isclose(c @ v.intercepts_, a.intercept_, rtol=1e-10, atol=1e-12)
@@ -131,7 +150,9 @@ def test_voted_weighted_mean_is_averaged(name, X, y, fit_intercept, epochs):
 @pytest.mark.parametrize("fit_intercept", [False, True])
 @pytest.mark.parametrize("epochs", [1, 3])
 def test_voted_predict_is_reference_vote(name, X, y, fit_intercept, epochs):
-    *_, history = reference_perceptron(X, y, fit_intercept=fit_intercept, epochs=epochs, stop_when_converged=False)
+    *_, history = reference_perceptron(
+        X, y, fit_intercept=fit_intercept, epochs=epochs, stop_when_converged=False
+    )
     v = olbook.VotedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     rng = np.random.default_rng(5)
     Xt = np.vstack([X, rng.standard_normal((40, X.shape[1])) * 2])
@@ -140,7 +161,9 @@ def test_voted_predict_is_reference_vote(name, X, y, fit_intercept, epochs):
         votes += np.where(Xt @ w_t + b_t > 0, 1.0, -1.0)
     expected = np.where(votes > 0, 1.0, -1.0)  # a tied vote is predicted -1
     assert np.array_equal(v.predict(Xt), expected)
-    assert np.allclose(v.decision_function(Xt), votes / len(history), rtol=0, atol=1e-12)
+    assert np.allclose(
+        v.decision_function(Xt), votes / len(history), rtol=0, atol=1e-12
+    )
     assert np.all(np.abs(v.decision_function(Xt)) <= 1.0)
 
 
@@ -160,7 +183,9 @@ def test_voted_by_hand():
 def test_voted_partial_fit_continues_counts():
     X, y, _, _ = make_noisy(50, 3, margin=0.1, flip=0.2, random_state=13)
     one = olbook.VotedPerceptron().fit(X, y)
-    two = olbook.VotedPerceptron().partial_fit(X[:17], y[:17]).partial_fit(X[17:], y[17:])
+    two = (
+        olbook.VotedPerceptron().partial_fit(X[:17], y[:17]).partial_fit(X[17:], y[17:])
+    )
     assert np.array_equal(one.vectors_, two.vectors_)
     assert np.array_equal(one.counts_, two.counts_)
     assert np.array_equal(one.intercepts_, two.intercepts_)

@@ -53,7 +53,9 @@ def _is_learner(obj) -> bool:
         return obj is not GameLearner
     if not (issubclass(obj, BaseEstimator) and hasattr(obj, "fit")):
         return False
-    if issubclass(obj, OnlineLearner):  # the abstract bases define no pass over the data
+    if issubclass(
+        obj, OnlineLearner
+    ):  # the abstract bases define no pass over the data
         return obj._epoch is not OnlineLearner._epoch
     return True
 
@@ -79,8 +81,20 @@ ids = [c.__name__ for c in LEARNERS]
 
 def test_introspection_finds_every_learner():
     names = {c.__name__ for c in LEARNERS}
-    assert {"Perceptron", "Pocket", "SVM", "AdaBoost", "DecisionStump", "MulticlassPA", "NORMA",
-            "Forgetron", "Halving", "WeightedMajority", "Hedge", "OGD"} <= names
+    assert {
+        "Perceptron",
+        "Pocket",
+        "SVM",
+        "AdaBoost",
+        "DecisionStump",
+        "MulticlassPA",
+        "NORMA",
+        "Forgetron",
+        "Halving",
+        "WeightedMajority",
+        "Hedge",
+        "OGD",
+    } <= names
     assert not names & {"OnlineLearner", "StoredExamplesLearner", "GameLearner"}
     assert len(ESTIMATORS) >= 26 and len(GAMES) == 4
 
@@ -107,7 +121,11 @@ def freeze(obj, depth: int = 0):
         return repr(type(obj))
     if isinstance(obj, np.ndarray):
         if obj.dtype == object:
-            return ("object-array", obj.shape, tuple(freeze(v, depth + 1) for v in obj.ravel()))
+            return (
+                "object-array",
+                obj.shape,
+                tuple(freeze(v, depth + 1) for v in obj.ravel()),
+            )
         return ("array", obj.dtype.str, obj.shape, np.ascontiguousarray(obj).tobytes())
     if isinstance(obj, float | np.floating):
         return ("float", struct.pack("<d", float(obj)))
@@ -120,8 +138,17 @@ def freeze(obj, depth: int = 0):
     if isinstance(obj, np.random.Generator):
         return ("rng", repr(obj.bit_generator.state))
     if isinstance(obj, olbook.Trace):
-        return ("Trace", freeze(obj.mistakes), freeze(obj.updates), freeze(obj.epoch_ends))
-    if isinstance(obj, kernels.Kernel) or callable(obj) and not hasattr(obj, "__dict__"):
+        return (
+            "Trace",
+            freeze(obj.mistakes),
+            freeze(obj.updates),
+            freeze(obj.epoch_ends),
+        )
+    if (
+        isinstance(obj, kernels.Kernel)
+        or callable(obj)
+        and not hasattr(obj, "__dict__")
+    ):
         return ("callable", repr(obj))
     if hasattr(obj, "__dict__"):
         return (type(obj).__name__, freeze(dict(obj.__dict__), depth + 1))
@@ -138,7 +165,9 @@ def assert_rejected(est, call, match: str | None = None):
     before = state(est)
     with pytest.raises(ValueError, match=match):
         call()
-    assert state(est) == before, f"{type(est).__name__}: a rejected call changed the state"
+    assert state(est) == before, (
+        f"{type(est).__name__}: a rejected call changed the state"
+    )
 
 
 # --------------------------------------------------------------------------- bad data
@@ -162,7 +191,9 @@ def test_lengths_differ(cls):
     est = fitted(cls)
     assert_rejected(est, lambda: est.fit(X, y[:-1]), "40 examples but y has 39")
     if hasattr(est, "partial_fit"):
-        assert_rejected(est, lambda: est.partial_fit(X[:-1], y), "39 examples but y has 40")
+        assert_rejected(
+            est, lambda: est.partial_fit(X[:-1], y), "39 examples but y has 40"
+        )
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
@@ -195,7 +226,9 @@ def test_other_number_of_features(cls):
     assert_rejected(est, lambda: est.decision_function(X[:, :2]), msg)
     if hasattr(est, "partial_fit"):
         assert_rejected(est, lambda: est.partial_fit(X[:, :2], y), msg)
-        assert_rejected(est, lambda: est.partial_fit(np.hstack([X, X]), y), "X has 6 features")
+        assert_rejected(
+            est, lambda: est.partial_fit(np.hstack([X, X]), y), "X has 6 features"
+        )
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
@@ -207,7 +240,9 @@ def test_bad_labels(cls):
     y3[:3] = 2
     if est.__sklearn_tags__().classifier_tags.multi_class:
         return
-    assert_rejected(est, lambda: est.fit(X, y3), "Only binary classification is supported")
+    assert_rejected(
+        est, lambda: est.fit(X, y3), "Only binary classification is supported"
+    )
     assert_rejected(est, lambda: est.fit(X, np.full(len(y), 7)), "one class")
     assert_rejected(est, lambda: est.fit(X, y + 0.5), "Unknown label type")
 
@@ -257,8 +292,11 @@ INVALID_FOR = {
 }
 #: parameters whose joint values are invalid: class name -> list of (params, names).
 INVALID_JOINT = {
-    "NORMA": [({"eta": 1.0, "lam": 1.0}, ("eta", "lam")), ({"eta": 2.0, "lam": 0.75}, ("eta", "lam")),
-              ({"loss": "logistic", "nu": 0.5}, ("nu", "loss"))],
+    "NORMA": [
+        ({"eta": 1.0, "lam": 1.0}, ("eta", "lam")),
+        ({"eta": 2.0, "lam": 0.75}, ("eta", "lam")),
+        ({"loss": "logistic", "nu": 0.5}, ("nu", "loss")),
+    ],
 }
 #: values listed in INVALID that are valid for one learner: (class name, parameter) -> values.
 VALID_FOR = {
@@ -270,18 +308,26 @@ def _invalid_cases():
     for cls in ESTIMATORS:
         for name in sorted(cls().get_params()):
             valid = VALID_FOR.get((cls.__name__, name), [])
-            for value in INVALID.get(name, []) + INVALID_FOR.get((cls.__name__, name), []):
+            for value in INVALID.get(name, []) + INVALID_FOR.get(
+                (cls.__name__, name), []
+            ):
                 if any(value is v or value == v for v in valid):
                     continue
-                yield pytest.param(cls, {name: value}, (name,), id=f"{cls.__name__}-{name}={value!r}")
+                yield pytest.param(
+                    cls, {name: value}, (name,), id=f"{cls.__name__}-{name}={value!r}"
+                )
         for params, names in INVALID_JOINT.get(cls.__name__, []):
             yield pytest.param(cls, params, names, id=f"{cls.__name__}-{params}")
 
 
 def test_every_parameter_has_invalid_values():
     """A new hyper-parameter is caught here until its invalid values are listed."""
-    missing = {f"{cls.__name__}.{name}" for cls in ESTIMATORS for name in cls().get_params()
-               if name not in INVALID and (cls.__name__, name) not in INVALID_FOR}
+    missing = {
+        f"{cls.__name__}.{name}"
+        for cls in ESTIMATORS
+        for name in cls().get_params()
+        if name not in INVALID and (cls.__name__, name) not in INVALID_FOR
+    }
     assert not missing, f"list invalid values for: {sorted(missing)}"
 
 
@@ -311,12 +357,18 @@ def test_invalid_hyper_parameter(cls, params, names):
 # --------------------------------------------------------------------------- numerics
 def _finite_state(est) -> None:
     """Every float in the learner's state is finite (deep)."""
+
     def walk(obj, path, depth=0):
         if depth > 6:
             return
         if isinstance(obj, np.ndarray) and obj.dtype.kind == "f":
-            assert np.all(np.isfinite(obj)), f"{type(est).__name__}.{path} is not finite"
-        elif isinstance(obj, float | np.floating) and path.split(".")[-1] not in ("threshold_", "margin_"):
+            assert np.all(np.isfinite(obj)), (
+                f"{type(est).__name__}.{path} is not finite"
+            )
+        elif isinstance(obj, float | np.floating) and path.split(".")[-1] not in (
+            "threshold_",
+            "margin_",
+        ):
             assert math.isfinite(obj), f"{type(est).__name__}.{path} = {obj!r}"
         elif isinstance(obj, list | tuple):
             for i, v in enumerate(obj):
@@ -324,6 +376,7 @@ def _finite_state(est) -> None:
         elif isinstance(obj, BaseEstimator):
             for k, v in obj.__dict__.items():
                 walk(v, f"{path}.{k}", depth + 1)
+
     for key, value in est.__dict__.items():
         walk(value, key)
 
@@ -388,8 +441,12 @@ def test_extreme_magnitudes(cls, scale):
 N_STREAM, CHUNK, D = 10**6, 10**4, 5
 #: parameters that give a learner a bounded state: (reason).
 STREAM_PARAMS = {
-    "NORMA": {"truncation": 100},  # without truncation NORMA stores every update (its definition)
-    "KernelPerceptron": {"kernel": kernels.linear},  # stores its mistakes: few on separable data
+    "NORMA": {
+        "truncation": 100
+    },  # without truncation NORMA stores every update (its definition)
+    "KernelPerceptron": {
+        "kernel": kernels.linear
+    },  # stores its mistakes: few on separable data
     "BudgetPerceptron": {"budget": 100},
     "Forgetron": {"budget": 100},
 }
@@ -431,8 +488,12 @@ def test_stream_memory(cls):
     est = cls(**STREAM_PARAMS.get(cls.__name__, {}))
     X = rng.normal(size=(CHUNK, D))
     s = X @ u
-    X = X[np.abs(s) > 0.5 * np.linalg.norm(u)]  # separable with a margin: every learner's state
-    y = np.where(X @ u > 0, 1.0, -1.0)          # (voted perceptron, kernel perceptron) stays small
+    X = X[
+        np.abs(s) > 0.5 * np.linalg.norm(u)
+    ]  # separable with a margin: every learner's state
+    y = np.where(
+        X @ u > 0, 1.0, -1.0
+    )  # (voted perceptron, kernel perceptron) stays small
     multi = est.__sklearn_tags__().classifier_tags.multi_class
     est.partial_fit(X, y, classes=[-1.0, 1.0]) if multi else est.partial_fit(X, y)
     seen = X.shape[0]
@@ -451,7 +512,9 @@ def test_stream_memory(cls):
     # state (which may have been reallocated, so compare with all of it, not its growth),
     # and the per-round trace (2 bytes a round) is part of the state by design.
     kept = _state_bytes(est)
-    assert kept - state0 <= 2 * N_STREAM + 64 * (N_STREAM // X.shape[0] + 1) + 1024 * 1024
+    assert (
+        kept - state0 <= 2 * N_STREAM + 64 * (N_STREAM // X.shape[0] + 1) + 1024 * 1024
+    )
     assert current - base <= kept + 256 * 1024, (current - base, kept)
     assert peak - base <= kept + 8 * X.nbytes + 1024 * 1024, (peak - base, kept)
     assert est.trace_.n_rounds == seen
@@ -466,7 +529,9 @@ def make_game(cls):
     if "n_experts" in sig.parameters:
         return cls(3), "experts"
     if "x0" in sig.parameters:
-        return cls(np.zeros(3), eta=0.1, projection=olbook.ogd.project_ball(10.0)), "oco"
+        return cls(
+            np.zeros(3), eta=0.1, projection=olbook.ogd.project_ball(10.0)
+        ), "oco"
     raise AssertionError(f"add how to build {cls.__name__} to make_game")
 
 
@@ -491,20 +556,31 @@ def test_game_bad_input(cls):
         v = good.copy()
         v[1] = bad
         bads.append((v, "non-finite|NaN|inf"))
-    bads += [(good[:2], "experts|shape"), (good[None, :], "shape|1-D"), (good[:0], "empty|shape")]
+    bads += [
+        (good[:2], "experts|shape"),
+        (good[None, :], "shape|1-D"),
+        (good[:0], "empty|shape"),
+    ]
     for v, match in bads:
         assert_rejected(game, lambda v=v: game.update(v), match)
     if kind == "experts":
         M = np.zeros((4, 3))
         M[2, 1] = np.nan
         assert_rejected(game, lambda: game.run(M, reset=False), "non-finite")
-        assert_rejected(game, lambda: game.run(np.zeros((4, 2)), reset=False), "experts")
+        assert_rejected(
+            game, lambda: game.run(np.zeros((4, 2)), reset=False), "experts"
+        )
         assert_rejected(game, lambda: game.run(np.zeros(3), reset=False), "2-D")
         assert_rejected(game, lambda: game.run(np.zeros((0, 3)), reset=False), "empty")
     else:
-        assert_rejected(game, lambda: game.run(lambda t, x: np.full(3, np.nan), 3, reset=False),
-                        "non-finite")
-        assert_rejected(game, lambda: game.run(lambda t, x: np.zeros(3), 0, reset=False), "n_rounds")
+        assert_rejected(
+            game,
+            lambda: game.run(lambda t, x: np.full(3, np.nan), 3, reset=False),
+            "non-finite",
+        )
+        assert_rejected(
+            game, lambda: game.run(lambda t, x: np.zeros(3), 0, reset=False), "n_rounds"
+        )
 
 
 GAME_INVALID = {
@@ -566,8 +642,11 @@ def test_game_zero_and_extreme(cls):
 def test_estimator_pickle_mid_stream(cls):
     """A pickled estimator predicts the same; an online one continues identically."""
     X, y = data(60)
-    est = clone(cls()).fit(X[:30], y[:30]) if not hasattr(cls, "partial_fit") else cls().partial_fit(
-        X[:30], y[:30])
+    est = (
+        clone(cls()).fit(X[:30], y[:30])
+        if not hasattr(cls, "partial_fit")
+        else cls().partial_fit(X[:30], y[:30])
+    )
     copy = pickle.loads(pickle.dumps(est))
     assert state(copy) == state(est)
     if hasattr(est, "partial_fit"):

@@ -22,7 +22,9 @@ def brute_force_min_error(X, y, w):
         thetas = np.concatenate([[vals[0] - 1.0], (vals[:-1] + vals[1:]) / 2])
         for theta, s in itertools.product(thetas, (1, -1)):
             pred = np.where(X[:, j] > theta, s, -s)
-            best = min(best, sum(wi for wi, p, yi in zip(w, pred, y, strict=True) if p != yi))
+            best = min(
+                best, sum(wi for wi, p, yi in zip(w, pred, y, strict=True) if p != yi)
+            )
     return best
 
 
@@ -95,7 +97,11 @@ def test_sklearn_samme_with_olbook_stump_equals_adaboost(cancer):
     for a, b in zip(ours.staged_predict(X), sk.staged_predict(X), strict=True):
         np.testing.assert_array_equal(a, b)
     for h1, h2 in zip(ours.estimators_, sk.estimators_, strict=True):
-        assert (h1.feature_, h1.threshold_, h1.polarity_) == (h2.feature_, h2.threshold_, h2.polarity_)
+        assert (h1.feature_, h1.threshold_, h1.polarity_) == (
+            h2.feature_,
+            h2.threshold_,
+            h2.polarity_,
+        )
 
 
 def test_adaboost_training_error_bound(cancer):
@@ -176,10 +182,14 @@ def test_bad_data(cls):
         cls().fit(np.array([[0.0], [np.inf], [1.0]]), np.array([-1, 1, 1]))
 
 
-@pytest.mark.parametrize("w", [[1.0, -1.0, 1.0], [0.0, 0.0, 0.0], [1.0, np.nan, 1.0], [1.0, 1.0]])
+@pytest.mark.parametrize(
+    "w", [[1.0, -1.0, 1.0], [0.0, 0.0, 0.0], [1.0, np.nan, 1.0], [1.0, 1.0]]
+)
 def test_bad_sample_weight(w):
     with pytest.raises(ValueError, match="sample_weight"):
-        DecisionStump().fit(np.array([[0.0], [1.0], [2.0]]), np.array([-1, 1, 1]), sample_weight=w)
+        DecisionStump().fit(
+            np.array([[0.0], [1.0], [2.0]]), np.array([-1, 1, 1]), sample_weight=w
+        )
 
 
 @pytest.mark.parametrize("cls", [DecisionStump, Boosting, AdaBoost])
@@ -188,7 +198,9 @@ def test_rejected_call_leaves_state_unchanged(cls):
     X = rng.standard_normal((30, 3))
     y = np.where(X[:, 0] > 0, 1, -1)
     est = cls().fit(X, y) if cls is DecisionStump else cls(n_estimators=5).fit(X, y)
-    before = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in vars(est).items()}
+    before = {
+        k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in vars(est).items()
+    }
     pred = est.predict(X)
     with pytest.raises(ValueError):
         est.fit(X, np.zeros(30))

@@ -27,8 +27,12 @@ def _grid_step(R):
 
 def _assert_on_grid(X, R):
     step = _grid_step(R)
-    assert np.all(X / step == np.round(X / step)), "not every coordinate is a multiple of the grid step"
-    assert R / 2.0 ** (olbook.data.GRID_BITS + 1) < step <= R / 2.0**olbook.data.GRID_BITS
+    assert np.all(X / step == np.round(X / step)), (
+        "not every coordinate is a multiple of the grid step"
+    )
+    assert (
+        R / 2.0 ** (olbook.data.GRID_BITS + 1) < step <= R / 2.0**olbook.data.GRID_BITS
+    )
 
 
 # --------------------------------------------------------------------------- make_separable
@@ -48,7 +52,9 @@ def test_make_separable_exact_geometry(n, d, gamma, R, seed):
     X, y, u = make_separable(n, d, margin=gamma, radius=R, random_state=seed)
     step = _grid_step(R)
     assert X.shape == (n, d) and y.shape == (n,) and u.shape == (d,)
-    assert np.count_nonzero(u) == 1 and np.linalg.norm(u) == 1.0  # a signed coordinate axis
+    assert (
+        np.count_nonzero(u) == 1 and np.linalg.norm(u) == 1.0
+    )  # a signed coordinate axis
     _assert_on_grid(X, R)
     # Radius: at most R, and within sqrt(d) grid steps of it.
     assert R - np.sqrt(d) * step < olbook.radius(X) <= R
@@ -64,11 +70,15 @@ def test_grid_makes_every_score_exact():
     # On grid data the perceptron's scores are exact, so BLAS, the fixed order and the
     # reversed order give the same bits, and so do all their decisions.
     X, y, _ = make_shell(400, 60, margin=0.05, radius=3.0, random_state=4)
-    W = np.cumsum(y[:, None] * X, axis=0)  # weight vectors of 400 updates, exact on the grid
+    W = np.cumsum(
+        y[:, None] * X, axis=0
+    )  # weight vectors of 400 updates, exact on the grid
     for w in W[::37]:
         s = X @ w
         assert np.array_equal(s, olbook._rowops.row_dots(X, w))
-        assert np.array_equal(s, olbook._rowops.row_dots(X[:, ::-1].copy(), w[::-1].copy()))
+        assert np.array_equal(
+            s, olbook._rowops.row_dots(X[:, ::-1].copy(), w[::-1].copy())
+        )
 
 
 def test_make_separable_deterministic():
@@ -88,16 +98,46 @@ def test_make_separable_deterministic():
     ("kwargs", "match"),
     [
         ({"n_samples": 1, "n_features": 2, "margin": 0.1}, "n_samples must be >= 2"),
-        ({"n_samples": 0, "n_features": 2, "margin": 0.1}, "n_samples must be an integer >= 1"),
-        ({"n_samples": 2.5, "n_features": 2, "margin": 0.1}, "n_samples must be an integer"),
-        ({"n_samples": 10, "n_features": 0, "margin": 0.1}, "n_features must be an integer >= 1"),
-        ({"n_samples": 10, "n_features": 2, "margin": 0.0}, "margin must be a finite number > 0"),
-        ({"n_samples": 10, "n_features": 2, "margin": -0.1}, "margin must be a finite number > 0"),
-        ({"n_samples": 10, "n_features": 2, "margin": np.nan}, "margin must be a finite number > 0"),
-        ({"n_samples": 10, "n_features": 2, "margin": 2.0}, "margin must not exceed radius"),
-        ({"n_samples": 10, "n_features": 2, "margin": 0.1, "radius": -1.0}, "radius must be a finite number > 0"),
-        ({"n_samples": 10, "n_features": 2, "margin": 0.1, "random_state": -1}, "random_state must be None"),
-        ({"n_samples": 10, "n_features": 2, "margin": 0.1, "random_state": "x"}, "random_state must be None"),
+        (
+            {"n_samples": 0, "n_features": 2, "margin": 0.1},
+            "n_samples must be an integer >= 1",
+        ),
+        (
+            {"n_samples": 2.5, "n_features": 2, "margin": 0.1},
+            "n_samples must be an integer",
+        ),
+        (
+            {"n_samples": 10, "n_features": 0, "margin": 0.1},
+            "n_features must be an integer >= 1",
+        ),
+        (
+            {"n_samples": 10, "n_features": 2, "margin": 0.0},
+            "margin must be a finite number > 0",
+        ),
+        (
+            {"n_samples": 10, "n_features": 2, "margin": -0.1},
+            "margin must be a finite number > 0",
+        ),
+        (
+            {"n_samples": 10, "n_features": 2, "margin": np.nan},
+            "margin must be a finite number > 0",
+        ),
+        (
+            {"n_samples": 10, "n_features": 2, "margin": 2.0},
+            "margin must not exceed radius",
+        ),
+        (
+            {"n_samples": 10, "n_features": 2, "margin": 0.1, "radius": -1.0},
+            "radius must be a finite number > 0",
+        ),
+        (
+            {"n_samples": 10, "n_features": 2, "margin": 0.1, "random_state": -1},
+            "random_state must be None",
+        ),
+        (
+            {"n_samples": 10, "n_features": 2, "margin": 0.1, "random_state": "x"},
+            "random_state must be None",
+        ),
     ],
 )
 def test_make_separable_rejects(kwargs, match):
@@ -115,7 +155,9 @@ def test_random_unit_vector():
 
 
 # --------------------------------------------------------------------------- make_shell
-@pytest.mark.parametrize(("n", "d", "gamma", "R"), [(2, 2, 0.5, 1.0), (40, 3, 0.1, 2.0), (80, 20, 0.05, 1.0)])
+@pytest.mark.parametrize(
+    ("n", "d", "gamma", "R"), [(2, 2, 0.5, 1.0), (40, 3, 0.1, 2.0), (80, 20, 0.05, 1.0)]
+)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_make_shell_every_point_on_shell(n, d, gamma, R, seed):
     X, y, u = make_shell(n, d, margin=gamma, radius=R, random_state=seed)
@@ -125,7 +167,9 @@ def test_make_shell_every_point_on_shell(n, d, gamma, R, seed):
     norms = np.linalg.norm(X, axis=1)
     assert np.all(norms <= R) and np.all(norms > R - np.sqrt(d) * step)
     g = np.ceil(gamma / step) * step
-    assert np.all(y * (X @ u) == g)  # every progress exactly equal: no rounding decides the adversary
+    assert np.all(
+        y * (X @ u) == g
+    )  # every progress exactly equal: no rounding decides the adversary
     assert olbook.margin(X, y, u) == g and gamma <= g < gamma + step
     assert set(np.unique(y)) == {-1.0, 1.0}
     X2, _, _ = make_shell(n, d, margin=gamma, radius=R, random_state=seed)
@@ -134,7 +178,11 @@ def test_make_shell_every_point_on_shell(n, d, gamma, R, seed):
 
 @pytest.mark.parametrize(
     ("args", "match"),
-    [((10, 1), r"n_features.*>= 2"), ((1, 3), r"n_samples.*>= 2"), ((10, 3, 2.0), "margin must not exceed radius")],
+    [
+        ((10, 1), r"n_features.*>= 2"),
+        ((1, 3), r"n_samples.*>= 2"),
+        ((10, 3, 2.0), "margin must not exceed radius"),
+    ],
 )
 def test_make_shell_rejects(args, match):
     n, d, *g = args
@@ -166,7 +214,9 @@ def test_orthogonal_worst_case_k_mistakes_any_order():
     failures = []
     for seed in range(10):
         k = 3 + seed % 6
-        X, y, u = make_orthogonal_worst_case(k, k + seed % 3, radius=1.0 + seed, random_state=seed)
+        X, y, u = make_orthogonal_worst_case(
+            k, k + seed % 3, radius=1.0 + seed, random_state=seed
+        )
         for rep in range(3):
             order = np.random.default_rng(100 * seed + rep).permutation(k)
             p = olbook.Perceptron().fit(X[order], y[order])
@@ -251,12 +301,16 @@ def test_greedy_order_agrees_with_perceptron_near_ties():
             order = greedy_adversarial_order(X, y, np.ones(d))
             per = olbook.Perceptron().fit(X[order], y[order])
             if per.n_updates_ != len(order):
-                failures.append((d, (p, q, r), order.tolist(), per.trace_.updates.tolist()))
+                failures.append(
+                    (d, (p, q, r), order.tolist(), per.trace_.updates.tolist())
+                )
     assert not failures, failures[:5]
 
 
 # --------------------------------------------------------------------------- noisy
-@pytest.mark.parametrize(("n", "flip"), [(10, 0.0), (10, 0.25), (40, 0.1), (33, 0.5), (7, 1.0), (20, 0.3)])
+@pytest.mark.parametrize(
+    ("n", "flip"), [(10, 0.0), (10, 0.25), (40, 0.1), (33, 0.5), (7, 1.0), (20, 0.3)]
+)
 def test_make_noisy_flips_exactly(n, flip):
     X, y, u, flipped = make_noisy(n, 3, margin=0.1, flip=flip, random_state=4)
     clean = make_separable(n, 3, margin=0.1, random_state=4)
@@ -323,5 +377,7 @@ def test_load_binary_standardize(name):
 
 
 def test_load_binary_unknown():
-    with pytest.raises(ValueError, match=r"unknown data set 'mnist'; choose one of \['breast_cancer'"):
+    with pytest.raises(
+        ValueError, match=r"unknown data set 'mnist'; choose one of \['breast_cancer'"
+    ):
         load_binary("mnist")

@@ -5,7 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from olbook.data import GRID_BITS, first_one_parity_labels, make_first_one_parity, make_spirals
+from olbook.data import (
+    GRID_BITS,
+    first_one_parity_labels,
+    make_first_one_parity,
+    make_spirals,
+)
 
 
 @pytest.mark.parametrize("d", [1, 2, 5, 10])
@@ -14,7 +19,9 @@ def test_parity_family_shape_and_rows(d):
     assert X.shape == (2**d - 1, d) and y.shape == (2**d - 1,)
     assert set(np.unique(X)) <= {0.0, 1.0} and set(np.unique(y)) <= {-1.0, 1.0}
     # every nonzero 0/1 vector exactly once
-    assert len({tuple(r) for r in X.astype(int)}) == 2**d - 1 and X.sum(axis=1).min() == 1
+    assert (
+        len({tuple(r) for r in X.astype(int)}) == 2**d - 1 and X.sum(axis=1).min() == 1
+    )
     assert np.isclose(np.linalg.norm(u), 1.0)
 
 
@@ -23,7 +30,9 @@ def test_parity_family_shape_and_rows(d):
 def test_parity_rule_by_hand(d, data):
     X, y, _ = make_first_one_parity(d)
     i = data.draw(st.integers(0, len(y) - 1))
-    first = next(j for j in range(d) if X[i, j] == 1.0) + 1  # 1-based index of the first 1
+    first = (
+        next(j for j in range(d) if X[i, j] == 1.0) + 1
+    )  # 1-based index of the first 1
     assert y[i] == (1.0 if first % 2 == 1 else -1.0)
 
 
@@ -36,7 +45,11 @@ def test_source_separator_is_exact(d):
 
 
 def test_parity_labels_examples_and_errors():
-    assert list(first_one_parity_labels([[1, 0, 0], [0, 1, 1], [0, 0, 1]])) == [1.0, -1.0, 1.0]
+    assert list(first_one_parity_labels([[1, 0, 0], [0, 1, 1], [0, 0, 1]])) == [
+        1.0,
+        -1.0,
+        1.0,
+    ]
     with pytest.raises(ValueError, match="contain a 1"):
         first_one_parity_labels([[0, 0]])
     with pytest.raises(ValueError, match="0 and 1"):
@@ -76,8 +89,15 @@ def test_spirals_radii_within_range():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(n_samples=1), dict(n_samples=0), dict(n_samples=10, turns=0), dict(n_samples=10, radius=-1.0),
-     dict(n_samples=10, noise=-0.1), dict(n_samples=10, noise=float("nan")), dict(n_samples=10, turns=float("inf"))],
+    [
+        dict(n_samples=1),
+        dict(n_samples=0),
+        dict(n_samples=10, turns=0),
+        dict(n_samples=10, radius=-1.0),
+        dict(n_samples=10, noise=-0.1),
+        dict(n_samples=10, noise=float("nan")),
+        dict(n_samples=10, turns=float("inf")),
+    ],
 )
 def test_spirals_reject_bad_input(kwargs):
     with pytest.raises(ValueError):

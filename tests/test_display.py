@@ -31,14 +31,18 @@ def test_show_source_is_the_running_code_highlighted():
 def test_odd_ceil_scalar_and_array():
     assert [odd_ceil(t) for t in (0.5, 1, 1.01, 2, 4.2, 5, 6)] == [1, 1, 3, 3, 5, 5, 7]
     assert all(isinstance(odd_ceil(t), int) for t in (2, 2.5))
-    assert np.array_equal(odd_ceil(np.array([4.0, 5.0, 6.0, 6.5])), [5.0, 5.0, 7.0, 7.0])
+    assert np.array_equal(
+        odd_ceil(np.array([4.0, 5.0, 6.0, 6.5])), [5.0, 5.0, 7.0, 7.0]
+    )
 
 
 def test_round_gain_is_positive_exactly_below_its_threshold():
     for g in (0.05, 0.1, 0.3):
         eps_star = 2 * g / (0.5 - g) ** 2
         assert round_gain(0.999 * eps_star, g) > 0 > round_gain(1.001 * eps_star, g)
-    assert round_gain(0.2, 0.1) == pytest.approx(0.5 * math.log(1.2) - math.log(1.08), rel=1e-15)
+    assert round_gain(0.2, 0.1) == pytest.approx(
+        0.5 * math.log(1.2) - math.log(1.08), rel=1e-15
+    )
 
 
 def test_sauer_shelah():

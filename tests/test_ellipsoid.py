@@ -23,7 +23,9 @@ def _reference(X, y, a, b, c):
     return w, A
 
 
-@pytest.mark.parametrize(("a", "b", "c"), [(1.0, 0.3, 0.1), (0.5, 0.9, 0.5), (2.0, 1.0, 0.2)])
+@pytest.mark.parametrize(
+    ("a", "b", "c"), [(1.0, 0.3, 0.1), (0.5, 0.9, 0.5), (2.0, 1.0, 0.2)]
+)
 def test_matches_the_matrix_form(a, b, c):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((150, 4))
@@ -43,7 +45,13 @@ def test_after_an_update_the_margin_is_one():
 
 
 def test_bad_input():
-    for bad in [IELLIP(a=0.0), IELLIP(b=0.0), IELLIP(b=1.5), IELLIP(c=1.0), IELLIP(c=0.0)]:
+    for bad in [
+        IELLIP(a=0.0),
+        IELLIP(b=0.0),
+        IELLIP(b=1.5),
+        IELLIP(c=1.0),
+        IELLIP(c=0.0),
+    ]:
         with pytest.raises(ValueError):
             bad.fit(np.eye(2), [1, -1])
     clf = IELLIP().fit(np.array([[0.0, 0.0], [1.0, 1.0]]), [1, -1])

@@ -16,7 +16,10 @@ from olbook.experts import Halving, Hedge, WeightedMajority, check_losses, regre
 
 
 def state(learner):
-    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in vars(learner).items()}
+    return {
+        k: (v.copy() if isinstance(v, np.ndarray) else v)
+        for k, v in vars(learner).items()
+    }
 
 
 def same_state(a, b):
@@ -29,6 +32,7 @@ def same_state(a, b):
 
 
 # ---------------------------------------------------------------- Hedge
+
 
 @pytest.mark.parametrize("eta", ["anytime", "doubling", 0.3])
 def test_hedge_run_equals_rounds(eta):
@@ -66,7 +70,9 @@ def test_hedge_distribution_formula():
 def test_hedge_tuned_bound_value():
     h = Hedge(10, eta="tuned", horizon=1000)
     assert h.regret_bound(1000) == pytest.approx(math.sqrt(1000 * math.log(10) / 2))
-    assert Hedge(10).regret_bound(1000) == pytest.approx(3 * math.sqrt(1000 * math.log(10) / 8))
+    assert Hedge(10).regret_bound(1000) == pytest.approx(
+        3 * math.sqrt(1000 * math.log(10) / 8)
+    )
     dbl = Hedge(10, eta="doubling").regret_bound(1000)
     assert dbl <= (2 + math.sqrt(2)) * math.sqrt(1000 * math.log(10) / 2)
 
@@ -79,9 +85,14 @@ def test_hedge_doubling_epochs():
 
 
 @settings(max_examples=60)
-@given(arrays(np.float64, st.tuples(st.integers(1, 60), st.integers(1, 6)),
-              elements=st.floats(0, 1, allow_nan=False)),
-       st.sampled_from(["tuned", "anytime", "doubling"]))
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(1, 60), st.integers(1, 6)),
+        elements=st.floats(0, 1, allow_nan=False),
+    ),
+    st.sampled_from(["tuned", "anytime", "doubling"]),
+)
 def test_hedge_regret_never_above_bound(L, eta):
     T = L.shape[0]
     h = Hedge(L.shape[1], eta=eta, horizon=T if eta == "tuned" else None)
@@ -100,7 +111,11 @@ def test_hedge_regret_bound_adversarial_binary(m, T, seed):
     rng = np.random.default_rng(seed)
     for _ in range(T):
         p = h.predict()
-        h.update((p >= p.max() - 1e-12).astype(float) if rng.random() < 0.9 else rng.random(m))
+        h.update(
+            (p >= p.max() - 1e-12).astype(float)
+            if rng.random() < 0.9
+            else rng.random(m)
+        )
     assert h.learner_loss_ - h.expert_loss_.min() <= h.regret_bound(T) + 1e-9
 
 
@@ -148,6 +163,7 @@ def test_hedge_validation_and_unchanged_state():
 
 
 # ---------------------------------------------------------------- Halving and WM
+
 
 @settings(max_examples=80)
 @given(st.integers(1, 300), st.integers(1, 40), st.integers(0, 2**32 - 1))
@@ -198,14 +214,20 @@ def wm_exact(L, beta):
 
 
 @settings(max_examples=60)
-@given(st.integers(1, 12), st.integers(1, 60), st.integers(0, 2**32 - 1),
-       st.sampled_from([Fraction(1, 2), Fraction(1, 4), Fraction(3, 4)]))
+@given(
+    st.integers(1, 12),
+    st.integers(1, 60),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([Fraction(1, 2), Fraction(1, 4), Fraction(3, 4)]),
+)
 def test_wm_matches_exact_and_obeys_bound(m, T, seed, beta):
     rng = np.random.default_rng(seed)
     L = (rng.random((T, m)) < 0.5).astype(float)
     wm = WeightedMajority(m, float(beta))
     tr = wm.run(L)
-    if beta != Fraction(3, 4) or T <= 40:  # 3/4 is not dyadic-exact for long runs; 1/2, 1/4 are
+    if (
+        beta != Fraction(3, 4) or T <= 40
+    ):  # 3/4 is not dyadic-exact for long runs; 1/2, 1/4 are
         assert wm.mistakes_ == wm_exact(L, beta)
     assert wm.mistakes_ <= wm.mistake_bound(tr.best_loss[-1]) + 1e-9
 
@@ -233,6 +255,7 @@ def test_wm_long_run_no_underflow_to_zero_weights():
 
 # ---------------------------------------------------------------- regret and check_losses
 
+
 def test_regret_indices_and_distributions():
     L = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
     assert regret(L, np.array([0, 1, 0])) == 3.0 - 1.0
@@ -254,11 +277,16 @@ def test_check_losses_messages():
 
 # --- the one interface of the game learners (experts and OCO) ---------------------------------
 
+
 def _learners():
     from olbook import OGD
+
     return [
         (lambda: Halving(4), lambda rng: np.eye(4)[[1, 2, 3]][rng.integers(0, 3, 20)]),
-        (lambda: WeightedMajority(4, beta=0.5), lambda rng: (rng.random((20, 4)) < 0.4) * 1.0),
+        (
+            lambda: WeightedMajority(4, beta=0.5),
+            lambda rng: (rng.random((20, 4)) < 0.4) * 1.0,
+        ),
         (lambda: Hedge(4), lambda rng: rng.random((20, 4))),
         (lambda: Hedge(4, eta="doubling"), lambda rng: rng.random((20, 4))),
         (lambda: OGD(np.zeros(4), eta=0.1), None),
@@ -282,15 +310,23 @@ def test_game_learners_share_one_interface(k):
     assert a.n_rounds_ == len(first) + len(second) == len(a.trace_) == 40
     whole = a.trace_
     for f in whole.__dataclass_fields__:  # trace_ is the two runs, one after the other
-        assert np.array_equal(getattr(whole, f), np.concatenate([getattr(first, f), getattr(second, f)]))
+        assert np.array_equal(
+            getattr(whole, f), np.concatenate([getattr(first, f), getattr(second, f)])
+        )
     p1 = np.copy(a.predict())
     p2 = np.copy(a.predict())
     assert np.array_equal(p1, p2) and a.n_rounds_ == 40  # predict changes nothing
     a.reset()
     b = make()
-    assert a.n_rounds_ == 0 and len(a.trace_) == 0 and np.array_equal(a.predict(), b.predict())
+    assert (
+        a.n_rounds_ == 0
+        and len(a.trace_) == 0
+        and np.array_equal(a.predict(), b.predict())
+    )
     again = _play(a, feed, np.random.default_rng(1))
-    for f in again.__dataclass_fields__:  # after reset, the same game gives the same trace
+    for (
+        f
+    ) in again.__dataclass_fields__:  # after reset, the same game gives the same trace
         assert np.array_equal(getattr(again, f), getattr(first, f))
 
 

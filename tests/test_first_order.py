@@ -14,11 +14,19 @@ from olbook.first_order import ALMA, ROMMA, OGDClassifier
 
 def _romma_qp(w, x, y):
     """The shortest v with v.w >= |w|^2 and y v.x >= 1, numerically."""
-    cons = [{"type": "ineq", "fun": lambda v: v @ w - w @ w}, {"type": "ineq", "fun": lambda v: y * (v @ x) - 1.0}]
+    cons = [
+        {"type": "ineq", "fun": lambda v: v @ w - w @ w},
+        {"type": "ineq", "fun": lambda v: y * (v @ x) - 1.0},
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = minimize(lambda v: 0.5 * v @ v, w.copy(), constraints=cons, method="trust-constr",
-                       options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000})
+        res = minimize(
+            lambda v: 0.5 * v @ v,
+            w.copy(),
+            constraints=cons,
+            method="trust-constr",
+            options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000},
+        )
     return res.x
 
 
@@ -26,7 +34,9 @@ def _romma_qp(w, x, y):
 def test_romma_update_is_the_shortest_feasible_vector(seed):
     rng = np.random.default_rng(seed)
     w, x = rng.standard_normal(3), rng.standard_normal(3)
-    y = -np.sign(w @ x) if seed % 2 == 0 else np.sign(w @ x)  # a mistake, or a small margin
+    y = (
+        -np.sign(w @ x) if seed % 2 == 0 else np.sign(w @ x)
+    )  # a mistake, or a small margin
     if seed % 2 == 1:
         x = x * 0.5 / abs(w @ x)  # 0 < y w.x = 0.5 < 1: aggressive ROMMA updates
     clf = started_at(ROMMA(aggressive=seed % 2 == 1), w)  # one round from w
@@ -44,7 +54,9 @@ def test_romma_first_update_is_the_shortest_vector():
 
 def test_romma_mistake_bound_on_separable_data():
     for seed in range(5):
-        X, y, u = olbook.data.make_separable(400, 5, margin=1.0, radius=10.0, random_state=seed)
+        X, y, u = olbook.data.make_separable(
+            400, 5, margin=1.0, radius=10.0, random_state=seed
+        )
         clf = ROMMA().fit(X, y)
         assert clf.mistakes_ <= (olbook.radius(X) / olbook.margin(X, y, u)) ** 2
 
@@ -74,8 +86,16 @@ def test_ogd_hinge_follows_its_definition():
     assert np.allclose(logi.coef_, w, rtol=1e-12, atol=1e-14) and logi.n_updates_ == 50
 
 
-@pytest.mark.parametrize("make", [ROMMA, lambda: ROMMA(aggressive=True), ALMA, OGDClassifier,
-                                  lambda: OGDClassifier(loss="logistic")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        ROMMA,
+        lambda: ROMMA(aggressive=True),
+        ALMA,
+        OGDClassifier,
+        lambda: OGDClassifier(loss="logistic"),
+    ],
+)
 def test_zero_huge_and_non_finite_input(make):
     X = np.array([[0.0, 0.0], [1e150, -1e150], [1e-150, 1e-150]])
     clf = make().fit(X, [1, -1, 1])
@@ -87,7 +107,15 @@ def test_zero_huge_and_non_finite_input(make):
 
 
 def test_bad_parameters():
-    for bad in [ALMA(alpha=0.0), ALMA(alpha=1.5), ALMA(B=-1.0), ALMA(p=3), OGDClassifier(loss="squared"),
-                OGDClassifier(eta0=0.0), OGDClassifier(schedule="log"), ROMMA(aggressive=1)]:
+    for bad in [
+        ALMA(alpha=0.0),
+        ALMA(alpha=1.5),
+        ALMA(B=-1.0),
+        ALMA(p=3),
+        OGDClassifier(loss="squared"),
+        OGDClassifier(eta0=0.0),
+        OGDClassifier(schedule="log"),
+        ROMMA(aggressive=1),
+    ]:
         with pytest.raises(ValueError):
             bad.fit(np.eye(2), [1, -1])

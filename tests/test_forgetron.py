@@ -20,10 +20,20 @@ def reference(X, y, B, k):
             S.append(x)
             A.append(t)
             if len(A) > B:
-                fr = sum(a * k(s[None], S[0][None])[0, 0] for s, a in zip(S, A, strict=True))
+                fr = sum(
+                    a * k(s[None], S[0][None])[0, 0] for s, a in zip(S, A, strict=True)
+                )
                 sigma, yr = abs(A[0]), np.sign(A[0])
-                phis = np.linspace(0, 1, 200001)[1:]  # brute force: the largest phi in (0, 1] that fits
-                ok = phis**2 * (sigma**2 - 2 * sigma * yr * fr) + 2 * sigma * phis + Q - 15 / 32 * M <= 1e-12
+                phis = np.linspace(0, 1, 200001)[
+                    1:
+                ]  # brute force: the largest phi in (0, 1] that fits
+                ok = (
+                    phis**2 * (sigma**2 - 2 * sigma * yr * fr)
+                    + 2 * sigma * phis
+                    + Q
+                    - 15 / 32 * M
+                    <= 1e-12
+                )
                 phi = phis[ok].max() if ok.any() else phis[0]
                 A = [phi * a for a in A]
                 e = sigma * phi
@@ -40,12 +50,18 @@ def test_matches_the_rule():
     clf = Forgetron(budget=12, kernel=k).fit(X, y)
     S, A, Q = reference(X, y, 12, k)
     assert np.array_equal(clf.support_vectors_, S)
-    assert np.allclose(clf.alpha_, A, rtol=1e-4, atol=1e-6)  # the brute-force phi is on a 1e-5 grid
+    assert np.allclose(
+        clf.alpha_, A, rtol=1e-4, atol=1e-6
+    )  # the brute-force phi is on a 1e-5 grid
     assert clf.Q_ == pytest.approx(Q, rel=1e-3)
 
 
 @settings(max_examples=40)
-@given(seed=st.integers(0, 2**31), B=st.integers(1, 25), gamma=st.sampled_from([0.3, 1.0, 4.0]))
+@given(
+    seed=st.integers(0, 2**31),
+    B=st.integers(1, 25),
+    gamma=st.sampled_from([0.3, 1.0, 4.0]),
+)
 def test_invariant_and_budget(seed, B, gamma):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((150, 3))
@@ -60,7 +76,12 @@ def test_shrink_is_the_largest_feasible_phi():
     def g(p, sigma, mu, Q, M):
         return p * p * (sigma**2 - 2 * sigma * mu) + 2 * sigma * p + Q - 15 / 32 * M
 
-    for args in [(1.0, 0.3, 2.0, 10), (0.5, -2.0, 0.0, 3), (1.0, 0.5, 4.6, 10), (0.2, 3.0, 1.0, 4)]:
+    for args in [
+        (1.0, 0.3, 2.0, 10),
+        (0.5, -2.0, 0.0, 3),
+        (1.0, 0.5, 4.6, 10),
+        (0.2, 3.0, 1.0, 4),
+    ]:
         phi = forgetron_shrink(*args)
         assert 0 < phi <= 1
         if phi < 1:
@@ -73,7 +94,9 @@ def test_equals_the_kernel_perceptron_below_its_budget_and_bad_input():
     y = np.where(X[:, 0] + X[:, 1] ** 2 > 0.5, 1.0, -1.0)
     a = Forgetron(budget=500).fit(X, y)
     b = olbook.KernelPerceptron().fit(X, y)
-    assert np.array_equal(a.trace_.updates, b.trace_.updates) and np.array_equal(a.alpha_, b.alpha_)
+    assert np.array_equal(a.trace_.updates, b.trace_.updates) and np.array_equal(
+        a.alpha_, b.alpha_
+    )
     with pytest.raises(ValueError, match="budget"):
         Forgetron(budget=0).fit(X, y)
     with pytest.raises(ValueError, match="non-finite"):

@@ -7,7 +7,12 @@ import pytest
 from conftest import reference_perceptron
 
 import olbook
-from olbook.data import make_noisy, make_orthogonal_worst_case, make_separable, make_shell
+from olbook.data import (
+    make_noisy,
+    make_orthogonal_worst_case,
+    make_separable,
+    make_shell,
+)
 
 
 def test_hinge_mistake_bound_by_hand():
@@ -20,18 +25,24 @@ def test_hinge_mistake_bound_by_hand():
     assert isinstance(bound, float) and isinstance(D, float)
     # gamma = 2: deviations 1, 2, 3 -> D^2 = 14.
     bound, D = olbook.hinge_mistake_bound(X, y, [1.0, 0.0], 2.0)
-    assert np.isclose(D**2, 14.0, rtol=1e-15) and np.isclose(bound, ((1.0 + np.sqrt(14.0)) / 2.0) ** 2, rtol=1e-15)
+    assert np.isclose(D**2, 14.0, rtol=1e-15) and np.isclose(
+        bound, ((1.0 + np.sqrt(14.0)) / 2.0) ** 2, rtol=1e-15
+    )
 
 
 def test_matches_a_plain_numpy_formula():
     X, y, u, _ = make_noisy(300, 7, margin=0.05, flip=0.2, random_state=3)
-    w = np.random.default_rng(0).standard_normal(7)  # any direction, not unit, not the separator
+    w = np.random.default_rng(0).standard_normal(
+        7
+    )  # any direction, not unit, not the separator
     for gamma in [0.01, 0.3, 2.0]:
         d = np.maximum(0.0, gamma - y * (X @ w) / np.linalg.norm(w))
         R = np.sqrt(np.max(np.sum(X * X, axis=1)))
         bound, D = olbook.hinge_mistake_bound(X, y, w, gamma)
         assert np.isclose(D, np.sqrt(np.sum(d * d)), rtol=1e-12)
-        assert np.isclose(bound, ((R + np.sqrt(np.sum(d * d))) / gamma) ** 2, rtol=1e-12)
+        assert np.isclose(
+            bound, ((R + np.sqrt(np.sum(d * d))) / gamma) ** 2, rtol=1e-12
+        )
 
 
 def test_reduces_to_block_novikoff_when_D_is_zero():
@@ -41,7 +52,10 @@ def test_reduces_to_block_novikoff_when_D_is_zero():
     assert D == 0.0
     assert np.isclose(bound, olbook.perceptron_bound(X, y, u).bound, rtol=1e-15)
     # A smaller gamma keeps D = 0 and gives a larger bound; a larger one makes D > 0.
-    assert olbook.hinge_mistake_bound(X, y, u, gamma / 2) == (pytest.approx(4 * bound, rel=1e-12), 0.0)
+    assert olbook.hinge_mistake_bound(X, y, u, gamma / 2) == (
+        pytest.approx(4 * bound, rel=1e-12),
+        0.0,
+    )
     assert olbook.hinge_mistake_bound(X, y, u, 1.5 * gamma)[1] > 0.0
 
 
@@ -59,7 +73,9 @@ def test_every_round_counts_and_repeats_add_up():
     assert np.isclose(D3**2, 3 * D1**2, rtol=1e-12)
     # The order of the rounds does not matter (up to rounding in the sum).
     perm = np.random.default_rng(1).permutation(100)
-    assert np.isclose(olbook.hinge_mistake_bound(X[perm], y[perm], u, 0.2)[1], D1, rtol=1e-12)
+    assert np.isclose(
+        olbook.hinge_mistake_bound(X[perm], y[perm], u, 0.2)[1], D1, rtol=1e-12
+    )
 
 
 def test_tends_to_the_number_of_rounds_for_large_gamma():
@@ -80,9 +96,13 @@ def test_invariant_to_the_scale_of_u():
 def test_the_bound_holds_on_noisy_data(seed):
     """The theorem: K <= ((R + D)/gamma)^2 for every gamma, every unit u, on the sequence actually seen."""
     rng = np.random.default_rng(seed)
-    X, y, u, _ = make_noisy(120, 2 + seed, margin=0.05, flip=0.05 + 0.05 * seed, random_state=rng)
+    X, y, u, _ = make_noisy(
+        120, 2 + seed, margin=0.05, flip=0.05 + 0.05 * seed, random_state=rng
+    )
     epochs = 1 + seed
-    _, _, _, updates, _ = reference_perceptron(X, y, epochs=epochs, stop_when_converged=False)
+    _, _, _, updates, _ = reference_perceptron(
+        X, y, epochs=epochs, stop_when_converged=False
+    )
     K = int(updates.sum())
     X_seq, y_seq = np.tile(X, (epochs, 1)), np.tile(y, epochs)
     for v in [u, rng.standard_normal(X.shape[1])]:
@@ -93,7 +113,9 @@ def test_the_bound_holds_on_noisy_data(seed):
 def test_the_bound_holds_for_an_adversary_on_the_shell_with_flips():
     X, y, u = make_shell(400, 50, margin=0.1, random_state=0)
     order = olbook.data.greedy_adversarial_order(X, y, u)
-    flip = np.setdiff1d(np.arange(400), order)[:5]  # examples the adversary never showed, shown once flipped
+    flip = np.setdiff1d(np.arange(400), order)[
+        :5
+    ]  # examples the adversary never showed, shown once flipped
     X_seq = np.vstack([X[order], X[flip], X])
     y_seq = np.concatenate([y[order], -y[flip], y])
     K = olbook.Perceptron().fit(X_seq, y_seq).n_updates_

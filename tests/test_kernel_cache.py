@@ -30,7 +30,9 @@ def _exp(x: np.ndarray) -> np.ndarray:
 
 # --- exp_nonpositive -------------------------------------------------------------------------------
 def test_exp_exact_points_and_range_ends():
-    out = _exp(np.array([0.0, -0.0, -1e-300, -5e-324, kc.EXP_MIN, -708.5, -1e4, -np.inf]))
+    out = _exp(
+        np.array([0.0, -0.0, -1e-300, -5e-324, kc.EXP_MIN, -708.5, -1e4, -np.inf])
+    )
     assert out[0] == 1.0 and out[1] == 1.0 and out[2] == 1.0 and out[3] == 1.0
     assert out[4] == pytest.approx(math.exp(kc.EXP_MIN), rel=1e-15)
     assert np.all(out[5:] == 0.0)  # below EXP_MIN: 0
@@ -41,8 +43,13 @@ def test_exp_exact_points_and_range_ends():
 
 def test_exp_within_one_ulp_of_libm_and_monotone():
     rng = np.random.default_rng(0)
-    x = np.concatenate([-rng.exponential(2.0, 200_000), -rng.uniform(0.0, -kc.EXP_MIN, 200_000),
-                        -rng.uniform(0.0, 1e-6, 10_000)])
+    x = np.concatenate(
+        [
+            -rng.exponential(2.0, 200_000),
+            -rng.uniform(0.0, -kc.EXP_MIN, 200_000),
+            -rng.uniform(0.0, 1e-6, 10_000),
+        ]
+    )
     ours = _exp(x)
     libm = np.array([math.exp(v) for v in x])
     assert _ulps(ours, libm).max() <= 1
@@ -52,14 +59,18 @@ def test_exp_within_one_ulp_of_libm_and_monotone():
 
 def test_exp_error_against_mpmath():
     rng = np.random.default_rng(1)
-    x = np.concatenate([-rng.exponential(3.0, 3000), -rng.uniform(0.0, -kc.EXP_MIN, 1000)])
+    x = np.concatenate(
+        [-rng.exponential(3.0, 3000), -rng.uniform(0.0, -kc.EXP_MIN, 1000)]
+    )
     ours = _exp(x)
     mpmath.mp.prec = 120
     worst = 0.0
     for v, e in zip(x, ours, strict=True):
         exact = mpmath.exp(mpmath.mpf(float(v)))
         worst = max(worst, float(abs((mpmath.mpf(float(e)) - exact) / exact)))
-    assert worst < 2.0**-52  # below one ulp of the binade's bottom (2 ulp-widths of 2**-53)
+    assert (
+        worst < 2.0**-52
+    )  # below one ulp of the binade's bottom (2 ulp-widths of 2**-53)
 
 
 _BITS_SCRIPT = """
@@ -78,20 +89,33 @@ print(hashlib.sha256(b"".join(parts)).hexdigest())
 
 
 def _bits_here() -> str:
-    out = subprocess.run([sys.executable, "-c", _BITS_SCRIPT], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _BITS_SCRIPT], capture_output=True, text=True, check=True
+    )
     return out.stdout.strip()
 
 
 def test_exp_and_columns_same_bits_under_the_second_cpu_setting():
     """The second CPU setting of `make test` (numba's generic CPU: SSE2, no FMA) gives the same bits."""
     env = dict(os.environ, OPENBLAS_CORETYPE="Prescott", NUMBA_CPU_NAME="generic")
-    generic = subprocess.run([sys.executable, "-c", _BITS_SCRIPT], capture_output=True, text=True, check=True,
-                             env=env, cwd=Path(__file__).parent)
+    generic = subprocess.run(
+        [sys.executable, "-c", _BITS_SCRIPT],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=Path(__file__).parent,
+    )
     assert generic.stdout.strip() == _bits_here()
 
 
 # --- columns -------------------------------------------------------------------------------------
-KERNELS = [kernels.linear, kernels.gaussian(0.8), kernels.laplacian(1.5), kernels.polynomial(3, 1.0)]
+KERNELS = [
+    kernels.linear,
+    kernels.gaussian(0.8),
+    kernels.laplacian(1.5),
+    kernels.polynomial(3, 1.0),
+]
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=repr)
@@ -111,7 +135,9 @@ def test_every_path_gives_the_same_bits(kernel):
         vals = np.empty(idx.size)
         kc.entries(fresh, i, idx, vals)  # not cached: computed
         assert np.array_equal(vals, whole[i, idx])
-        assert np.array_equal(kc.column(fresh, i, idx, idx.size)[idx], whole[i, idx])  # partial column
+        assert np.array_equal(
+            kc.column(fresh, i, idx, idx.size)[idx], whole[i, idx]
+        )  # partial column
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=repr)
@@ -123,8 +149,12 @@ def test_columns_equal_olbook_kernels(kernel):
     if kernel == kernels.linear:
         assert np.array_equal(cols, K)  # no exp, no pow: gram's bits
     else:
-        assert np.all(_ulps(np.abs(cols), np.abs(K)) <= 2)  # exp or pow within an ulp or two of libm/NumPy
-    one = np.array([kernels.kernel_value(*kernel.spec(), X, 5, X, j) for j in range(200)])
+        assert np.all(
+            _ulps(np.abs(cols), np.abs(K)) <= 2
+        )  # exp or pow within an ulp or two of libm/NumPy
+    one = np.array(
+        [kernels.kernel_value(*kernel.spec(), X, 5, X, j) for j in range(200)]
+    )
     if kernel.spec()[0] <= 1:
         assert np.array_equal(cols[5], one)  # the arithmetic of kernel_value
 
@@ -169,9 +199,13 @@ def test_precomputed_cache_and_overflow():
     X = np.random.default_rng(6).normal(size=(50, 2))
     K = kernels.gram(kernels.gaussian(1.0), X)
     c = kc.precomputed_cache(K)
-    assert np.array_equal(kc.column_full(c, 4), K[4]) and np.array_equal(c.diag, np.diag(K))
+    assert np.array_equal(kc.column_full(c, 4), K[4]) and np.array_equal(
+        c.diag, np.diag(K)
+    )
     vals = np.empty(3)
     kc.entries(c, 4, np.array([0, 9, 4]), vals)
     assert np.array_equal(vals, K[4, [0, 9, 4]])
     with pytest.raises(ValueError, match="non-finite values k"):
-        kc.make_cache(kernels.linear.spec(), np.array([[1e200, 0.0], [1.0, 2.0]]), 1.0, "linear")
+        kc.make_cache(
+            kernels.linear.spec(), np.array([[1e200, 0.0], [1.0, 2.0]]), 1.0, "linear"
+        )

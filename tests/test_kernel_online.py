@@ -42,9 +42,19 @@ def _data(seed, n=120, d=3):
     return X, y
 
 
-@pytest.mark.parametrize(("loss", "nu", "tau"), [("hinge", None, None), ("hinge", None, 15), ("hinge", 0.3, 20),
-                                                 ("logistic", None, None), ("squared", None, 10)])
-@pytest.mark.parametrize("k", [kernels.gaussian(0.5), kernels.polynomial(2, 1.0), kernels.laplacian(1.0)])
+@pytest.mark.parametrize(
+    ("loss", "nu", "tau"),
+    [
+        ("hinge", None, None),
+        ("hinge", None, 15),
+        ("hinge", 0.3, 20),
+        ("logistic", None, None),
+        ("squared", None, 10),
+    ],
+)
+@pytest.mark.parametrize(
+    "k", [kernels.gaussian(0.5), kernels.polynomial(2, 1.0), kernels.laplacian(1.0)]
+)
 def test_coefficients_equal_the_recursion(loss, nu, tau, k):
     X, y = _data(1)
     eta, lam = 0.3, 0.2
@@ -59,7 +69,9 @@ def test_the_scale_is_folded_back_before_it_underflows():
     # eta lam = 0.5: the scale halves every round and would underflow after about 1100 rounds.
     X, y = _data(2, n=3000)
     clf = NORMA(kernel=kernels.gaussian(1.0), eta=1.0, lam=0.5, truncation=8).fit(X, y)
-    S, A, _ = direct_norma(X[-200:], y[-200:], kernels.gaussian(1.0), 1.0, 0.5, "hinge", tau=8)
+    S, A, _ = direct_norma(
+        X[-200:], y[-200:], kernels.gaussian(1.0), 1.0, 0.5, "hinge", tau=8
+    )
     assert np.all(np.isfinite(clf.alpha_)) and clf.alpha_.size == 8
     # the last 8 terms are far too recent to feel the start: compare the final hypothesis
     f = clf.decision_function(X[:50])
@@ -76,7 +88,9 @@ def test_kernel_perceptron_is_norma_at_lambda_zero_and_the_perceptron_for_linear
     g = kernels.gaussian(0.7)
     a = KernelPerceptron(kernel=g).fit(X2, y2)
     b = NORMA(kernel=g, eta=1.0, lam=0.0, rho=0.0, loss="hinge").fit(X2, y2)
-    assert np.array_equal(a.trace_.updates, b.trace_.updates) and np.array_equal(a.alpha_, b.alpha_)
+    assert np.array_equal(a.trace_.updates, b.trace_.updates) and np.array_equal(
+        a.alpha_, b.alpha_
+    )
 
 
 def test_kernel_perceptron_mistake_bound_in_feature_space():
@@ -92,12 +106,18 @@ def test_kernel_perceptron_mistake_bound_in_feature_space():
     X, y = X[keep], np.where(s[keep] > 0, 1.0, -1.0)
     gamma = float(np.min(np.abs(s[keep])))
     clf = KernelPerceptron(kernel=g, max_iter=100).fit(X, y)
-    assert clf.converged_ and clf.n_updates_ <= 1.0 / gamma**2  # R = 1 for the Gaussian kernel
+    assert (
+        clf.converged_ and clf.n_updates_ <= 1.0 / gamma**2
+    )  # R = 1 for the Gaussian kernel
 
 
 @settings(max_examples=30)
-@given(seed=st.integers(0, 2**31), tau=st.integers(1, 40), eta=st.sampled_from([0.05, 0.2, 0.5]),
-       lam=st.sampled_from([0.1, 0.5, 1.0]))
+@given(
+    seed=st.integers(0, 2**31),
+    tau=st.integers(1, 40),
+    eta=st.sampled_from([0.05, 0.2, 0.5]),
+    lam=st.sampled_from([0.1, 0.5, 1.0]),
+)
 def test_truncation_error_never_exceeds_its_bound(seed, tau, eta, lam):
     X, y = _data(seed, n=80)
     g = kernels.gaussian(1.0)  # k(x, x) = 1: X = 1; the hinge's |l'| <= C = 1
@@ -112,16 +132,25 @@ def test_truncation_error_never_exceeds_its_bound(seed, tau, eta, lam):
     dist = math.sqrt(max(0.0, float(a @ K @ a)))
     bound = sum(eta * (1 - eta * lam) ** (t - i) for i in range(t - tau + 1))
     assert dist <= bound * (1 + 1e-9)
-    assert bound <= (1 - eta * lam) ** tau / lam * (1 + 1e-12)  # the geometric tail (strict in exact arithmetic)
+    assert bound <= (1 - eta * lam) ** tau / lam * (
+        1 + 1e-12
+    )  # the geometric tail (strict in exact arithmetic)
 
 
 def test_decaying_schedule_and_bad_input():
     X, y = _data(6, n=30)
     clf = NORMA(eta=decaying_eta(0.5), lam=0.5).fit(X, y)
     assert clf.t_ == 30 and np.all(np.isfinite(clf.alpha_))
-    for bad in [NORMA(eta=2.0, lam=0.5), NORMA(lam=-1.0), NORMA(truncation=0), NORMA(eta=0.0),
-                NORMA(loss="hinge2"), NORMA(nu=0.5, loss="logistic"), NORMA(kernel=lambda a, b: a @ b.T),
-                NORMA(eta=lambda t: 3.0, lam=0.5)]:
+    for bad in [
+        NORMA(eta=2.0, lam=0.5),
+        NORMA(lam=-1.0),
+        NORMA(truncation=0),
+        NORMA(eta=0.0),
+        NORMA(loss="hinge2"),
+        NORMA(nu=0.5, loss="logistic"),
+        NORMA(kernel=lambda a, b: a @ b.T),
+        NORMA(eta=lambda t: 3.0, lam=0.5),
+    ]:
         with pytest.raises(ValueError):
             bad.fit(X, y)
     before = clf.alpha_.copy()
@@ -139,7 +168,9 @@ def test_budget_perceptron_keeps_its_budget_and_equals_the_kernel_perceptron_bel
     g = kernels.gaussian(1.0)
     big = BudgetPerceptron(budget=1000, kernel=g, random_state=0).fit(X, y)
     kp = KernelPerceptron(kernel=g).fit(X, y)
-    assert np.array_equal(big.trace_.updates, kp.trace_.updates)  # never full: the same run
+    assert np.array_equal(
+        big.trace_.updates, kp.trace_.updates
+    )  # never full: the same run
     small = BudgetPerceptron(budget=10, kernel=g, random_state=0).fit(X, y)
     assert small.alpha_.size == 10 and set(np.abs(small.alpha_)) == {1.0}
     again = BudgetPerceptron(budget=10, kernel=g, random_state=0).fit(X, y)

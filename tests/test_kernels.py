@@ -39,9 +39,17 @@ def test_repr_attributes_equality():
     g = kernels.gaussian(0.5)
     assert repr(g) == "gaussian(gamma=0.5)" and g.gamma == 0.5
     p = kernels.polynomial(3, 1)
-    assert repr(p) == "polynomial(degree=3, coef0=1.0)" and p.degree == 3 and p.coef0 == 1.0
+    assert (
+        repr(p) == "polynomial(degree=3, coef0=1.0)"
+        and p.degree == 3
+        and p.coef0 == 1.0
+    )
     assert repr(kernels.laplacian(2)) == "laplacian(gamma=2.0)"
-    assert g == kernels.gaussian(0.5) and g != kernels.gaussian(0.25) and g != kernels.laplacian(0.5)
+    assert (
+        g == kernels.gaussian(0.5)
+        and g != kernels.gaussian(0.25)
+        and g != kernels.laplacian(0.5)
+    )
     assert len({g, kernels.gaussian(0.5)}) == 1
     assert copy.deepcopy(kernels.linear) is kernels.linear
     assert pickle.loads(pickle.dumps(kernels.linear)) is kernels.linear
@@ -51,19 +59,29 @@ def test_repr_attributes_equality():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_values_match_sklearn_and_definitions(seed):
     X, Y = _data(seed)
-    np.testing.assert_allclose(kernels.linear(X, Y), linear_kernel(X, Y), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(
-        kernels.polynomial(3, 1.0)(X, Y), polynomial_kernel(X, Y, degree=3, gamma=1.0, coef0=1.0), rtol=1e-12
+        kernels.linear(X, Y), linear_kernel(X, Y), rtol=1e-12, atol=1e-12
     )
-    np.testing.assert_allclose(kernels.gaussian(0.7)(X, Y), rbf_kernel(X, Y, gamma=0.7), rtol=1e-12)
+    np.testing.assert_allclose(
+        kernels.polynomial(3, 1.0)(X, Y),
+        polynomial_kernel(X, Y, degree=3, gamma=1.0, coef0=1.0),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        kernels.gaussian(0.7)(X, Y), rbf_kernel(X, Y, gamma=0.7), rtol=1e-12
+    )
     lap = kernels.laplacian(0.7)(X, Y)
-    np.testing.assert_allclose(lap, np.exp(-0.7 * euclidean_distances(X, Y)), rtol=1e-12)
+    np.testing.assert_allclose(
+        lap, np.exp(-0.7 * euclidean_distances(X, Y)), rtol=1e-12
+    )
     # scikit-learn's laplacian_kernel uses the L1 distance: a different function.
     assert np.max(np.abs(lap - laplacian_kernel(X, Y, gamma=0.7))) > 1e-2
     # By the definition, pair by pair.
     i, j = 3, 5
     diff = X[i] - Y[j]
-    assert kernels.gaussian(0.7)(X, Y)[i, j] == pytest.approx(np.exp(-0.7 * diff @ diff), rel=1e-14)
+    assert kernels.gaussian(0.7)(X, Y)[i, j] == pytest.approx(
+        np.exp(-0.7 * diff @ diff), rel=1e-14
+    )
     assert lap[i, j] == pytest.approx(np.exp(-0.7 * np.sqrt(diff @ diff)), rel=1e-14)
 
 
@@ -74,7 +92,9 @@ def test_gram_symmetric_and_block_consistent(kernel):
     assert K.shape == (30, 30)
     assert np.array_equal(K, K.T)  # exactly
     assert np.array_equal(K, kernel(X))
-    assert np.array_equal(K, kernel(X, X))  # the mirrored and the full loop agree to the bit
+    assert np.array_equal(
+        K, kernel(X, X)
+    )  # the mirrored and the full loop agree to the bit
     assert np.array_equal(kernels.gram(kernel, X, Y), kernel(X, Y))
     assert np.array_equal(kernel(X, Y), kernel(Y, X).T)
 
@@ -90,7 +110,9 @@ def test_exact_diagonal_and_no_negative_distances():
         assert np.all(K <= 1.0) and np.all(K > 0.0)
         assert np.all(np.diff(K[0]) < 0)  # farther points, smaller kernel values
     np.testing.assert_allclose(
-        kernels.gaussian(1.0)(X[:1], X[1:2]), np.exp(-1.0 * 2 * (1e-6 * 1.0) ** 2), rtol=1e-8
+        kernels.gaussian(1.0)(X[:1], X[1:2]),
+        np.exp(-1.0 * 2 * (1e-6 * 1.0) ** 2),
+        rtol=1e-8,
     )
 
 
@@ -105,7 +127,12 @@ def test_exact_diagonal_and_no_negative_distances():
 def test_gram_matrices_are_psd(seed, n, d, gamma, degree):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
-    for k in (kernels.gaussian(gamma), kernels.laplacian(gamma), kernels.polynomial(degree, 1.0), kernels.linear):
+    for k in (
+        kernels.gaussian(gamma),
+        kernels.laplacian(gamma),
+        kernels.polynomial(degree, 1.0),
+        kernels.linear,
+    ):
         assert kernels.is_psd(kernels.gram(k, X)), k
 
 
@@ -132,7 +159,9 @@ def test_is_psd_detects_non_psd():
     assert kernels.is_psd(K)
     # ... but not a zero tolerance, if rounding made an eigenvalue negative.
     assert kernels.is_psd(K, tol=0.0) == bool(np.linalg.eigvalsh(K)[0] >= 0.0)
-    assert kernels.default_psd_tol(K) == pytest.approx(50 * np.finfo(float).eps * np.linalg.eigvalsh(K)[-1])
+    assert kernels.default_psd_tol(K) == pytest.approx(
+        50 * np.finfo(float).eps * np.linalg.eigvalsh(K)[-1]
+    )
 
 
 def test_polynomial_negative_coef0_is_not_a_kernel():
@@ -213,11 +242,18 @@ def test_overflow_is_rejected():
             k(X)
         with pytest.raises(ValueError, match="overflows"):
             kernels.gram(k, X)
-    assert np.all(np.isfinite(kernels.gaussian(1.0)(X)))  # values in (0, 1]: no overflow
+    assert np.all(
+        np.isfinite(kernels.gaussian(1.0)(X))
+    )  # values in (0, 1]: no overflow
 
 
 @settings(max_examples=30)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 60), rank=st.integers(1, 8), scale=st.floats(1e-3, 1e3))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 60),
+    rank=st.integers(1, 8),
+    scale=st.floats(1e-3, 1e3),
+)
 def test_is_psd_on_random_low_rank_and_indefinite_matrices(seed, n, rank, scale):
     rng = np.random.default_rng(seed)
     B = scale * rng.normal(size=(n, rank))

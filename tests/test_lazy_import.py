@@ -16,7 +16,9 @@ HEAVY = ("numpy", "scipy", "sklearn", "numba", "matplotlib")
 
 
 def _fresh(code: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout)
 
 

@@ -26,9 +26,17 @@ def test_margin_is_min_over_examples_by_hand():
 @pytest.mark.parametrize("scale", [1e-6, 0.3, 1.0, 7.5, 1e8])
 def test_margin_invariant_to_scaling(scale):
     X, y, u = make_separable(30, 4, margin=0.2, radius=2.0, random_state=0)
-    assert np.isclose(olbook.margin(X, y, scale * u), olbook.margin(X, y, u), rtol=1e-12)
-    assert np.isclose(olbook.margin(X, y, scale * u, scale * 0.1), olbook.margin(X, y, u, 0.1), rtol=1e-12)
-    assert 0.2 <= olbook.margin(X, y, u) < 0.2 + 2.0 * 2.0**-olbook.data.GRID_BITS  # 0.2 rounded up to the grid
+    assert np.isclose(
+        olbook.margin(X, y, scale * u), olbook.margin(X, y, u), rtol=1e-12
+    )
+    assert np.isclose(
+        olbook.margin(X, y, scale * u, scale * 0.1),
+        olbook.margin(X, y, u, 0.1),
+        rtol=1e-12,
+    )
+    assert (
+        0.2 <= olbook.margin(X, y, u) < 0.2 + 2.0 * 2.0**-olbook.data.GRID_BITS
+    )  # 0.2 rounded up to the grid
 
 
 def test_margin_rejects_bad_input():
@@ -74,10 +82,16 @@ def test_perceptron_bound_by_hand():
     assert (mb.bound, mb.radius, mb.margin) == (4.0, 1.0, 0.5)
     # fit_intercept=True, b=0: augmented (x, 1); R^2 = 1 + 1, (u, 0) margin 1/2 -> bound 8.
     mb = olbook.perceptron_bound(X, y, [2.0, 0.0], fit_intercept=True)
-    assert np.isclose(mb.radius, np.sqrt(2)) and np.isclose(mb.margin, 0.5) and np.isclose(mb.bound, 8.0)
+    assert (
+        np.isclose(mb.radius, np.sqrt(2))
+        and np.isclose(mb.margin, 0.5)
+        and np.isclose(mb.bound, 8.0)
+    )
     # b = 0.5: margins (2.5, 1.5, 1.5) / sqrt(4.25) -> min 1.5/sqrt(4.25); bound 2 * 4.25 / 2.25.
     mb = olbook.perceptron_bound(X, y, [2.0, 0.0], 0.5, fit_intercept=True)
-    assert np.isclose(mb.margin, 1.5 / np.sqrt(4.25)) and np.isclose(mb.bound, 2 * 4.25 / 2.25)
+    assert np.isclose(mb.margin, 1.5 / np.sqrt(4.25)) and np.isclose(
+        mb.bound, 2 * 4.25 / 2.25
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -94,14 +108,20 @@ def test_perceptron_bound_with_intercept_formula(seed):
     assert np.isclose(mb.radius**2, R**2 + 1, rtol=1e-12)
     assert np.isclose(mb.margin, gamma / np.sqrt(1 + b**2), rtol=1e-10)
     # Without intercept on the unshifted data: (R/gamma)^2 with R = 1.
-    assert np.isclose(olbook.perceptron_bound(X, y, u).bound, (olbook.radius(X) / gamma) ** 2, rtol=1e-10)
+    assert np.isclose(
+        olbook.perceptron_bound(X, y, u).bound,
+        (olbook.radius(X) / gamma) ** 2,
+        rtol=1e-10,
+    )
 
 
 def test_perceptron_bound_rejects():
     X, y, u = make_separable(20, 2, margin=0.2, random_state=0)
     with pytest.raises(ValueError, match="intercept != 0 gives no bound"):
         olbook.perceptron_bound(X, y, u, 0.3)
-    with pytest.raises(ValueError, match=r"u does not separate the data: its margin is .* <= 0"):
+    with pytest.raises(
+        ValueError, match=r"u does not separate the data: its margin is .* <= 0"
+    ):
         olbook.perceptron_bound(X, y, -u)
     with pytest.raises(ValueError, match="u does not separate"):
         olbook.perceptron_bound(X, y, u, 5.0, fit_intercept=True)
@@ -145,7 +165,9 @@ def test_find_separator_none():
     w, b = olbook.find_separator(X1, y1)
     assert np.all(y1 * (X1 @ w + b) > 0)
     assert olbook.find_separator(X1, y1, fit_intercept=False) is None
-    assert olbook.is_linearly_separable(X1, y1) and not olbook.is_linearly_separable(X1, y1, fit_intercept=False)
+    assert olbook.is_linearly_separable(X1, y1) and not olbook.is_linearly_separable(
+        X1, y1, fit_intercept=False
+    )
 
 
 def test_separability_of_iris():
@@ -179,6 +201,7 @@ def test_module_and_function_names_do_not_clash():
 
 # --- what the separability LP decides, and its evidence -----------------------------------------
 
+
 def test_certificate_proves_a_separator():
     X, y, _ = olbook.data.make_separable(300, 5, margin=0.05, random_state=0)
     cert = olbook.separability_certificate(X, y)
@@ -195,7 +218,9 @@ def test_certificate_farkas_vector_for_xor():
     lam = cert.farkas
     assert np.all(lam >= 0) and abs(lam.sum() - 1) < 1e-12
     A = y[:, None] * np.hstack([X, np.ones((4, 1))])
-    assert np.abs(A.T @ lam).max() <= cert.residual  # the residual bounds the certificate's defect
+    assert (
+        np.abs(A.T @ lam).max() <= cert.residual
+    )  # the residual bounds the certificate's defect
 
 
 def test_tiny_margin_is_reported_with_its_tolerance():

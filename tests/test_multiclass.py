@@ -20,8 +20,15 @@ def _reference(X, y, k, variant, C):
         else:
             loss = max(0.0, 1 - (s[c] - s[best]))
             q = 2 * (x @ x)
-            tau = 0.0 if loss == 0 or q == 0 else {"PA": loss / q, "PA-I": min(C, loss / q),
-                                                   "PA-II": loss / (q + 0.5 / C)}[variant]
+            tau = (
+                0.0
+                if loss == 0 or q == 0
+                else {
+                    "PA": loss / q,
+                    "PA-I": min(C, loss / q),
+                    "PA-II": loss / (q + 0.5 / C),
+                }[variant]
+            )
         W[c] += tau * x
         W[best] -= tau * x
     return W
@@ -32,9 +39,15 @@ def test_matches_the_rule(variant):
     rng = np.random.default_rng(0)
     X = rng.integers(-4, 5, size=(200, 6)) / 4.0  # dyadic: every score exact
     y = rng.integers(0, 4, size=200)
-    clf = MulticlassPerceptron() if variant is None else MulticlassPA(variant=variant, C=0.5)
+    clf = (
+        MulticlassPerceptron()
+        if variant is None
+        else MulticlassPA(variant=variant, C=0.5)
+    )
     clf.fit(X, y)
-    assert np.allclose(clf.coef_, _reference(X, y, 4, variant, 0.5), rtol=1e-12, atol=1e-12)
+    assert np.allclose(
+        clf.coef_, _reference(X, y, 4, variant, 0.5), rtol=1e-12, atol=1e-12
+    )
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

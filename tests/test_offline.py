@@ -36,8 +36,13 @@ except OSError:
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(OFFLINE), *args], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [str(OFFLINE), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def permitted() -> bool:
@@ -50,7 +55,9 @@ def test_usage() -> None:
     assert result.returncode == 2 and "usage" in result.stderr
 
 
-@pytest.mark.skipif(not permitted(), reason="unshare --net is not permitted on this machine")
+@pytest.mark.skipif(
+    not permitted(), reason="unshare --net is not permitted on this machine"
+)
 def test_no_network_but_loopback() -> None:
     result = run(sys.executable, "-c", PROBE, env={"OFFLINE": "require"})
     assert result.returncode == 0, result.stderr
@@ -60,7 +67,9 @@ def test_no_network_but_loopback() -> None:
     assert lines[2] == "dns fails"
 
 
-@pytest.mark.skipif(not permitted(), reason="unshare --net is not permitted on this machine")
+@pytest.mark.skipif(
+    not permitted(), reason="unshare --net is not permitted on this machine"
+)
 def test_exit_status_and_arguments_pass_through() -> None:
     result = run("sh", "-c", 'printf "%s|" "$@"; exit 3', "sh", "a b", "c")
     assert result.returncode == 3
@@ -74,12 +83,25 @@ def test_degrades_with_a_message_where_not_permitted(tmp_path: Path) -> None:
     for tool in ("id", "echo"):
         (bin_dir / tool).symlink_to(shutil.which(tool))
     env = {"PATH": str(bin_dir)}
-    result = subprocess.run(["/bin/sh", str(OFFLINE), "echo", "ran"], capture_output=True, text=True,
-                            env=env, timeout=60)
+    result = subprocess.run(
+        ["/bin/sh", str(OFFLINE), "echo", "ran"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert result.returncode == 0 and result.stdout == "ran\n"
-    assert "cannot take the network away" in result.stderr and "NOT enforced" in result.stderr
+    assert (
+        "cannot take the network away" in result.stderr
+        and "NOT enforced" in result.stderr
+    )
     # ... unless OFFLINE=require
-    result = subprocess.run(["/bin/sh", str(OFFLINE), "echo", "ran"], capture_output=True, text=True,
-                            env={**env, "OFFLINE": "require"}, timeout=60)
+    result = subprocess.run(
+        ["/bin/sh", str(OFFLINE), "echo", "ran"],
+        capture_output=True,
+        text=True,
+        env={**env, "OFFLINE": "require"},
+        timeout=60,
+    )
     assert result.returncode == 1 and result.stdout == ""
     assert "OFFLINE=require" in result.stderr

@@ -16,7 +16,9 @@ def test_projections():
     p = project_ball(2.0)
     assert np.allclose(p(np.array([3.0, 4.0])), [1.2, 1.6])
     assert np.array_equal(p(np.array([1.0, 1.0])), [1.0, 1.0])
-    assert np.array_equal(project_box(-1, 1)(np.array([-3.0, 0.5, 2.0])), [-1.0, 0.5, 1.0])
+    assert np.array_equal(
+        project_box(-1, 1)(np.array([-3.0, 0.5, 2.0])), [-1.0, 0.5, 1.0]
+    )
     with pytest.raises(ValueError, match="radius"):
         project_ball(0)
     with pytest.raises(ValueError, match="low < high"):
@@ -29,7 +31,11 @@ def test_step_and_trace():
     tr = o.run(lambda t, x: np.ones(2), 3)
     assert np.array_equal(tr.points, [[0, 0], [-0.5, -0.5], [-1, -1]])
     assert np.array_equal(tr.gradients, np.ones((3, 2)))
-    assert o.trace_ is not tr and np.array_equal(o.trace_.points, tr.points) and o.n_rounds_ == 3
+    assert (
+        o.trace_ is not tr
+        and np.array_equal(o.trace_.points, tr.points)
+        and o.n_rounds_ == 3
+    )
 
 
 def run_regret(o, losses, grads, T, comparators):
@@ -39,26 +45,39 @@ def run_regret(o, losses, grads, T, comparators):
 
 
 @settings(max_examples=40)
-@given(st.integers(1, 300), st.integers(0, 2**32 - 1), st.sampled_from(["tuned", "anytime"]),
-       st.sampled_from(["quadratic", "absolute"]))
+@given(
+    st.integers(1, 300),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["tuned", "anytime"]),
+    st.sampled_from(["quadratic", "absolute"]),
+)
 def test_ogd_regret_below_zinkevich_bound(T, seed, eta, kind):
     """1-D on K = [-1, 1] (D = 2): quadratic (x - z_t)^2/4 (G = 1) and |x - z_t| (G = 1)."""
     rng = np.random.default_rng(seed)
     z = rng.choice([-1.0, 1.0], size=T) * rng.random(T) ** 0.3
     if kind == "quadratic":
+
         def loss(t, x):
             return (x[0] - z[t]) ** 2 / 4
 
         def grad(t, x):
             return np.array([(x[0] - z[t]) / 2])
     else:
+
         def loss(t, x):
             return abs(x[0] - z[t])
 
         def grad(t, x):
             return np.array([np.sign(x[0] - z[t])])
-    o = OGD([rng.uniform(-1, 1)], eta=eta, diameter=2.0, lipschitz=1.0,
-            horizon=T if eta == "tuned" else None, projection=project_box(-1.0, 1.0))
+
+    o = OGD(
+        [rng.uniform(-1, 1)],
+        eta=eta,
+        diameter=2.0,
+        lipschitz=1.0,
+        horizon=T if eta == "tuned" else None,
+        projection=project_box(-1.0, 1.0),
+    )
     comps = [np.array([c]) for c in np.concatenate([np.linspace(-1, 1, 201), z])]
     assert run_regret(o, loss, grad, T, comps) <= o.regret_bound(T) + 1e-9
 
@@ -101,7 +120,13 @@ def test_validation_and_unchanged_state():
 
 
 def test_large_gradients_finite():
-    o = OGD([0.0, 0.0], eta="anytime", diameter=2.0, lipschitz=1e6, projection=project_ball(1.0))
+    o = OGD(
+        [0.0, 0.0],
+        eta="anytime",
+        diameter=2.0,
+        lipschitz=1e6,
+        projection=project_ball(1.0),
+    )
     X = o.run(lambda t, x: 1e6 * np.array([1.0, -1.0]) * (-1) ** t, 10_000).points
     assert np.all(np.isfinite(X)) and np.all(np.sqrt((X**2).sum(axis=1)) <= 1 + 1e-12)
     assert math.isfinite(o.regret_bound(10_000))

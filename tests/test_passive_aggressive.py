@@ -22,15 +22,24 @@ def _per_round_optimum(w, x, y, variant, C):
         pen = {"PA": 0.0, "PA-I": C * xi, "PA-II": C * xi**2}[variant]
         return 0.5 * np.sum((v - w) ** 2) + pen
 
-    cons = [{"type": "ineq", "fun": lambda z: z[d] - (1.0 - y * (z[:d] @ x))}]  # loss <= xi
+    cons = [
+        {"type": "ineq", "fun": lambda z: z[d] - (1.0 - y * (z[:d] @ x))}
+    ]  # loss <= xi
     if variant == "PA":
         cons.append({"type": "eq", "fun": lambda z: z[d]})
     else:
         cons.append({"type": "ineq", "fun": lambda z: z[d]})
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # trust-constr's notes on its quasi-Newton updates
-        res = minimize(obj, np.r_[w, 1.0], constraints=cons, method="trust-constr",
-                       options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000})
+        warnings.simplefilter(
+            "ignore"
+        )  # trust-constr's notes on its quasi-Newton updates
+        res = minimize(
+            obj,
+            np.r_[w, 1.0],
+            constraints=cons,
+            method="trust-constr",
+            options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000},
+        )
     assert res.constr_violation < 1e-9
     return res.x[:d]
 
@@ -59,8 +68,16 @@ def test_identical_to_scikit_learn(variant, lr, C, epochs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         ours = PassiveAggressive(variant=variant, C=C, max_iter=epochs).fit(X, y)
-        sk = SGDClassifier(loss="hinge", learning_rate=lr, eta0=C, penalty=None, fit_intercept=False,
-                           shuffle=False, max_iter=epochs, tol=None).fit(X, y)
+        sk = SGDClassifier(
+            loss="hinge",
+            learning_rate=lr,
+            eta0=C,
+            penalty=None,
+            fit_intercept=False,
+            shuffle=False,
+            max_iter=epochs,
+            tol=None,
+        ).fit(X, y)
     if ours.converged_ and ours.n_iter_ < epochs:
         pytest.skip("converged before scikit-learn's fixed number of passes")
     # The same updates; the scores are added in olbook's blocked order and scikit-learn's
@@ -73,14 +90,18 @@ def test_updates_on_margin_violations_not_only_mistakes():
     X, y, _ = olbook.data.make_separable(400, 5, margin=0.05, random_state=1)
     clf = PassiveAggressive(variant="PA").fit(X, y)
     assert clf.n_updates_ > clf.mistakes_
-    assert np.all(clf.trace_.updates[clf.trace_.mistakes])  # every mistake is a violation
+    assert np.all(
+        clf.trace_.updates[clf.trace_.mistakes]
+    )  # every mistake is a violation
 
 
 def test_pa_bound_separable():
     # Crammer et al. 2006, theorem 2: if u attains y u.x >= 1 on every example, PA has
     # sum_t loss_t^2 <= ||u||^2 R^2, so at most ||u||^2 R^2 mistakes.
     for seed in range(5):
-        X, y, u = olbook.data.make_separable(300, 4, margin=0.1, radius=1.0, random_state=seed)
+        X, y, u = olbook.data.make_separable(
+            300, 4, margin=0.1, radius=1.0, random_state=seed
+        )
         gamma = olbook.margin(X, y, u)
         R = olbook.radius(X)
         clf = PassiveAggressive(variant="PA").fit(X, y)
@@ -91,7 +112,12 @@ def test_zero_example_and_bad_params():
     X = np.array([[0.0, 0.0], [1.0, 0.0]])
     clf = PassiveAggressive(variant="PA").fit(X, [1, -1])
     assert np.all(np.isfinite(clf.coef_)) and not clf.trace_.updates[0]
-    for bad in [dict(variant="PA-III"), dict(C=0.0), dict(C=float("nan")), dict(max_iter=0)]:
+    for bad in [
+        dict(variant="PA-III"),
+        dict(C=0.0),
+        dict(C=float("nan")),
+        dict(max_iter=0),
+    ]:
         with pytest.raises(ValueError):
             PassiveAggressive(**bad).fit(X, [1, -1])
     with pytest.raises(ValueError, match="non-finite"):

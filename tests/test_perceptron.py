@@ -15,10 +15,17 @@ from olbook.data import make_noisy, make_separable
 
 def _datasets():
     rng = np.random.default_rng(7)
-    yield "separable", *make_separable(40, 4, margin=0.05, radius=2.0, random_state=1)[:2]
+    yield (
+        "separable",
+        *make_separable(40, 4, margin=0.05, radius=2.0, random_state=1)[:2],
+    )
     yield "noisy", *make_noisy(50, 3, margin=0.1, flip=0.2, random_state=2)[:2]
     yield "gaussian", rng.standard_normal((45, 5)), rng.choice([-1.0, 1.0], 45)
-    yield "integers", rng.integers(-4, 5, size=(40, 3)).astype(float), rng.choice([-1.0, 1.0], 40)
+    yield (
+        "integers",
+        rng.integers(-4, 5, size=(40, 3)).astype(float),
+        rng.choice([-1.0, 1.0], 40),
+    )
 
 
 DATASETS = list(_datasets())
@@ -69,7 +76,9 @@ def test_tie_is_predicted_negative():
 @pytest.mark.parametrize("fit_intercept", [False, True])
 @pytest.mark.parametrize("epochs", [1, 3, 50])
 def test_matches_reference_loop(name, X, y, fit_intercept, epochs):
-    w, b, mistakes, updates, _ = reference_perceptron(X, y, fit_intercept=fit_intercept, epochs=epochs)
+    w, b, mistakes, updates, _ = reference_perceptron(
+        X, y, fit_intercept=fit_intercept, epochs=epochs
+    )
     p = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     assert np.array_equal(p.trace_.mistakes, mistakes)
     assert np.array_equal(p.trace_.updates, updates)
@@ -136,7 +145,10 @@ def test_fit_resets_and_partial_fit_appends(cls):
     assert np.array_equal(est.trace_.mistakes[:25], first[0])
     assert np.array_equal(est.trace_.updates[:25], first[1])
     assert est.n_iter_ == 2
-    assert est.mistakes_ == est.trace_.mistakes.sum() and est.n_updates_ == est.trace_.updates.sum()
+    assert (
+        est.mistakes_ == est.trace_.mistakes.sum()
+        and est.n_updates_ == est.trace_.updates.sum()
+    )
     # A second partial_fit on a one-example batch appends one round.
     est.partial_fit(X[:1], y[:1])
     assert est.trace_.n_rounds == 41 and est.n_iter_ == 3
@@ -178,14 +190,19 @@ def test_cyclic_pla_stops_after_clean_pass(fit_intercept, seed):
     ends = p.trace_.epoch_ends
     assert np.array_equal(ends, n * np.arange(1, p.n_iter_ + 1))
     assert not p.trace_.updates[ends[-2] :].any(), "the last pass is clean"
-    assert p.trace_.updates[ends[-3] if p.n_iter_ > 2 else 0 : ends[-2]].any(), "the one before is not"
+    assert p.trace_.updates[ends[-3] if p.n_iter_ > 2 else 0 : ends[-2]].any(), (
+        "the one before is not"
+    )
     assert np.array_equal(p.predict(X), y)
     assert np.all(y * p.decision_function(X) > 0)
 
 
 def test_non_separable_warns():
     X, y = xor_data()
-    with pytest.warns(olbook.ConvergenceWarning, match=r"still made updates in the last of its 7 passes"):
+    with pytest.warns(
+        olbook.ConvergenceWarning,
+        match=r"still made updates in the last of its 7 passes",
+    ):
         p = olbook.Perceptron(max_iter=7).fit(X, y)
     assert not p.converged_ and p.n_iter_ == 7
     assert olbook.ConvergenceWarning is ConvergenceWarning
@@ -224,7 +241,11 @@ def test_averaged_and_voted_make_every_pass(cls):
 
 # --------------------------------------------------------------------------- normalized perceptron
 def _unit_rows(X, fit_intercept):
-    A = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else np.asarray(X, dtype=float)
+    A = (
+        np.hstack([X, np.ones((X.shape[0], 1))])
+        if fit_intercept
+        else np.asarray(X, dtype=float)
+    )
     return A / np.linalg.norm(A, axis=1)[:, None]
 
 
@@ -235,16 +256,22 @@ def _unit_rows(X, fit_intercept):
 def test_normalized_equals_perceptron_on_unit_rows(name, X, y, fit_intercept, epochs):
     A = _unit_rows(X, fit_intercept)
     ref = olbook.Perceptron(max_iter=epochs).fit(A, y)
-    npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
+    npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(
+        X, y
+    )
     d = X.shape[1]
     assert np.allclose(npc.coef_, ref.coef_[:d], rtol=1e-12, atol=1e-12)
-    assert np.isclose(npc.intercept_, ref.coef_[d] if fit_intercept else 0.0, rtol=1e-12, atol=1e-12)
+    assert np.isclose(
+        npc.intercept_, ref.coef_[d] if fit_intercept else 0.0, rtol=1e-12, atol=1e-12
+    )
     assert np.array_equal(npc.trace_.mistakes, ref.trace_.mistakes)
     assert np.array_equal(npc.trace_.updates, ref.trace_.updates)
     assert npc.n_iter_ == ref.n_iter_
     # And the same as the plain reference loop on unit rows.
     w, _, m, u, _ = reference_perceptron(A, y, epochs=epochs)
-    assert np.array_equal(npc.trace_.updates, u) and np.array_equal(npc.trace_.mistakes, m)
+    assert np.array_equal(npc.trace_.updates, u) and np.array_equal(
+        npc.trace_.mistakes, m
+    )
     # The normalized score; the sign agrees with the raw score.
     assert np.allclose(npc.decision_function(X), A @ w, rtol=1e-10, atol=1e-12)
     raw = X @ npc.coef_ + npc.intercept_
@@ -299,7 +326,9 @@ def test_normalized_is_scale_invariant():
 def test_normalized_bound(fit_intercept, seed):
     """n_updates_ - 1 <= 1/delta^2 - 1, delta the margin of the unit rows."""
     rng = np.random.default_rng(seed)
-    X, y, u = make_separable(50, 3, margin=0.05, radius=rng.uniform(0.5, 5.0), random_state=seed)
+    X, y, u = make_separable(
+        50, 3, margin=0.05, radius=rng.uniform(0.5, 5.0), random_state=seed
+    )
     b = 0.0
     if fit_intercept:
         b = rng.uniform(-1.0, 1.0)
@@ -310,7 +339,9 @@ def test_normalized_bound(fit_intercept, seed):
     assert delta > 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_iter=100_000).fit(X, y)
+        npc = olbook.NormalizedPerceptron(
+            fit_intercept=fit_intercept, max_iter=100_000
+        ).fit(X, y)
     assert npc.converged_
     assert npc.n_updates_ - 1 <= 1.0 / delta**2 - 1.0
     assert np.array_equal(npc.predict(X), y)
@@ -330,7 +361,9 @@ def test_normalized_fit_intercept_changed_before_partial_fit(first, then):
     assert est.predict(X).shape == (3,)
 
 
-@pytest.mark.parametrize("cls", [olbook.Perceptron, olbook.AveragedPerceptron, olbook.VotedPerceptron])
+@pytest.mark.parametrize(
+    "cls", [olbook.Perceptron, olbook.AveragedPerceptron, olbook.VotedPerceptron]
+)
 def test_fit_intercept_changed_before_partial_fit_is_harmless(cls):
     """The plain family keeps w and b apart: switching the intercept on just starts using b."""
     X, y, _, _ = make_noisy(20, 2, margin=0.1, flip=0.2, random_state=0)

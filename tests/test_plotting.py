@@ -53,7 +53,10 @@ def test_plot_data_2d_rejects(X, y, match):
         plot_data_2d(X, y)
 
 
-@pytest.mark.parametrize(("w", "b"), [((1.0, 1.0), 0.0), ((2.0, -1.0), 1.5), ((0.0, 3.0), -2.0), ((1.0, 0.0), 0.5)])
+@pytest.mark.parametrize(
+    ("w", "b"),
+    [((1.0, 1.0), 0.0), ((2.0, -1.0), 1.5), ((0.0, 3.0), -2.0), ((1.0, 0.0), 0.5)],
+)
 def test_plot_separator_2d_draws_the_line(w, b):
     fig, ax = plt.subplots()
     ax.set_xlim(-3, 3)
@@ -81,11 +84,15 @@ def test_plot_separator_2d_normal_arrow():
     arrows = [t for t in ax.texts if isinstance(t, Annotation)]
     assert len(arrows) == 1
     # From the point of the line closest to the origin, -b w/|w|^2 = (0.5, 0.5), to that point + w.
-    assert np.allclose(arrows[0].xyann, [0.5, 0.5]) and np.allclose(arrows[0].xy, [1.5, 1.5])
+    assert np.allclose(arrows[0].xyann, [0.5, 0.5]) and np.allclose(
+        arrows[0].xy, [1.5, 1.5]
+    )
     assert matplotlib.colors.same_color(ax.lines[0].get_color(), "k")
 
 
-@pytest.mark.parametrize(("w", "match"), [([0.0, 0.0], "zero vector"), ([1.0, 2.0, 3.0], "2 entries")])
+@pytest.mark.parametrize(
+    ("w", "match"), [([0.0, 0.0], "zero vector"), ([1.0, 2.0, 3.0], "2 entries")]
+)
 def test_plot_separator_2d_rejects(w, match):
     with pytest.raises(ValueError, match=match):
         plot_separator_2d(w)

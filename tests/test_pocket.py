@@ -45,8 +45,12 @@ def reference_pocket(X, y, *, max_iter, fit_intercept, seed):
 def test_pocket_matches_reference(fit_intercept, seed):
     X, y, _, _ = make_noisy(40, 3, margin=0.1, flip=0.15, random_state=seed)
     T = 150
-    pw, pb, errors, pocket_errors, t, w, b = reference_pocket(X, y, max_iter=T, fit_intercept=fit_intercept, seed=seed)
-    est = olbook.Pocket(max_iter=T, fit_intercept=fit_intercept, random_state=seed).fit(X, y)
+    pw, pb, errors, pocket_errors, t, w, b = reference_pocket(
+        X, y, max_iter=T, fit_intercept=fit_intercept, seed=seed
+    )
+    est = olbook.Pocket(max_iter=T, fit_intercept=fit_intercept, random_state=seed).fit(
+        X, y
+    )
     assert np.array_equal(est.errors_, errors)
     assert np.array_equal(est.pocket_errors_, pocket_errors)
     assert est.n_updates_ == t
@@ -61,7 +65,9 @@ def test_pocket_matches_reference(fit_intercept, seed):
 def test_pocket_invariants(fit_intercept, seed):
     X, y, _, _ = make_noisy(60, 4, margin=0.05, flip=0.2, random_state=seed)
     T = 200
-    est = olbook.Pocket(max_iter=T, fit_intercept=fit_intercept, random_state=seed).fit(X, y)
+    est = olbook.Pocket(max_iter=T, fit_intercept=fit_intercept, random_state=seed).fit(
+        X, y
+    )
     pe = est.pocket_errors_
     assert np.all(np.diff(pe) <= 0), "pocket errors never increase"
     assert est.errors_.shape == pe.shape == (est.n_updates_ + 1,)
@@ -84,7 +90,9 @@ def test_pocket_invariants(fit_intercept, seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_pocket_separates_separable_data(fit_intercept, seed):
     X, y, _ = make_separable(50, 3, margin=0.1, random_state=seed)
-    est = olbook.Pocket(max_iter=10_000, fit_intercept=fit_intercept, random_state=seed).fit(X, y)
+    est = olbook.Pocket(
+        max_iter=10_000, fit_intercept=fit_intercept, random_state=seed
+    ).fit(X, y)
     assert est.pocket_errors_[-1] == 0 and est.errors_[-1] == 0
     assert est.n_updates_ < 10_000
     assert np.array_equal(est.predict(X), y)
@@ -101,7 +109,10 @@ def test_pocket_deterministic_for_fixed_seed():
     assert np.array_equal(a.errors_, b.errors_)
     c = olbook.Pocket(max_iter=100, random_state=np.random.default_rng(42)).fit(X, y)
     assert np.array_equal(a.errors_, c.errors_)
-    runs = {tuple(olbook.Pocket(max_iter=100, random_state=s).fit(X, y).errors_) for s in range(6)}
+    runs = {
+        tuple(olbook.Pocket(max_iter=100, random_state=s).fit(X, y).errors_)
+        for s in range(6)
+    }
     assert len(runs) > 1, "the seed matters"
 
 

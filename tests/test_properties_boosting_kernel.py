@@ -50,6 +50,7 @@ REL = 1e-9
 
 # ------------------------------------------------------------------ the bounds, as the book states them
 
+
 def adaboost_bound(eps: np.ndarray) -> float:
     """prod_t 2 sqrt(eps_t (1 - eps_t))."""
     return math.prod(2 * math.sqrt(e * (1 - e)) for e in eps)
@@ -60,7 +61,9 @@ def adaboost_rounds_for_zero_error(n: int, gamma: float) -> float:
     return math.log(n) / (2 * gamma**2)
 
 
-def truncation_bound(eta: float, lam: float, C: float, X: float, t: int, tau: int) -> float:
+def truncation_bound(
+    eta: float, lam: float, C: float, X: float, t: int, tau: int
+) -> float:
     """sum_{i=1}^{t-tau} eta (1 - eta lam)^(t-i) C X, the first (sharpest) form."""
     q = 1 - eta * lam
     return math.fsum(eta * q ** (t - i) * C * X for i in range(1, t - tau + 1))
@@ -81,12 +84,21 @@ def _compiled():
 
 # ------------------------------------------------------------------ AdaBoost
 
+
 @st.composite
 def boosting_problems(draw):
     """(X, y, T): n <= 16 points with 1-3 small integer features (many ties), arbitrary labels."""
     n, d = draw(st.integers(2, 16)), draw(st.integers(1, 3))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 4), min_size=d, max_size=d), min_size=n, max_size=n)),
-                 dtype=np.float64)
+    X = np.array(
+        draw(
+            st.lists(
+                st.lists(st.integers(0, 4), min_size=d, max_size=d),
+                min_size=n,
+                max_size=n,
+            )
+        ),
+        dtype=np.float64,
+    )
     y = np.array(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n, max_size=n)))
     return X, y, draw(st.integers(1, 25))
 
@@ -109,17 +121,23 @@ def test_adaboost_training_error_bound(problem):
         warnings.simplefilter("ignore", WeakLearnerWarning)
         try:
             ab = AdaBoost(n_estimators=T).fit(X, y)
-        except ValueError:  # the first stump has error 1/2 (balanced labels no stump separates)
+        except (
+            ValueError
+        ):  # the first stump has error 1/2 (balanced labels no stump separates)
             assume(False)
     eps = ab.estimator_errors_
     worst = 0.0
     for t, F in enumerate(ab.staged_decision_function(X), start=1):
-        if not 0.0 < eps[t - 1] < 0.5:  # the theorem's hypothesis (eps_t = 0: a perfect stump, the run stops)
+        if (
+            not 0.0 < eps[t - 1] < 0.5
+        ):  # the theorem's hypothesis (eps_t = 0: a perfect stump, the run stops)
             break
         err = float(np.mean(np.where(F > 0, 1.0, -1.0) != y))
         bound = adaboost_bound(eps[:t])
         gammas = 0.5 - eps[:t]
-        assert math.isclose(bound, math.prod(math.sqrt(1 - 4 * g * g) for g in gammas), rel_tol=1e-12)
+        assert math.isclose(
+            bound, math.prod(math.sqrt(1 - 4 * g * g) for g in gammas), rel_tol=1e-12
+        )
         assert bound <= math.exp(-2 * math.fsum(gammas**2)) * (1 + REL)
         worst = max(worst, err / max(bound, 1e-9))
         assert err <= bound * (1 + REL)
@@ -130,6 +148,7 @@ def test_adaboost_training_error_bound(problem):
 
 # ------------------------------------------------------------------ NORMA's truncation
 
+
 @st.composite
 def norma_streams(draw):
     """(X, y, NORMA parameters, tau): t rounds near one point (a jitter of a few 2^-10 on 2
@@ -137,8 +156,16 @@ def norma_streams(draw):
     margin rho (rho = 1/lambda: every round a margin error) or the logistic loss."""
     t = draw(st.integers(2, 150))
     jitter = draw(st.integers(0, 64))
-    offsets = np.array(draw(st.lists(st.tuples(st.integers(-jitter, jitter), st.integers(-jitter, jitter)),
-                                     min_size=t, max_size=t)), dtype=np.float64)
+    offsets = np.array(
+        draw(
+            st.lists(
+                st.tuples(st.integers(-jitter, jitter), st.integers(-jitter, jitter)),
+                min_size=t,
+                max_size=t,
+            )
+        ),
+        dtype=np.float64,
+    )
     X = np.array([0.5, 0.25]) + offsets / 2**10
     y = np.ones(t)
     for i in draw(st.lists(st.integers(0, t - 1), max_size=5)):
@@ -163,12 +190,24 @@ def test_norma_truncation_error(stream):
     X, y, params, tau = stream
     t = len(y)
     clf = NORMA(**params).fit(X, y)
-    rounds = np.flatnonzero(clf.trace_.updates) + 1  # the (1-based) round of each stored term, oldest first
+    rounds = (
+        np.flatnonzero(clf.trace_.updates) + 1
+    )  # the (1-based) round of each stored term, oldest first
     assert rounds.size == clf.alpha_.size
     removed = rounds <= t - tau
     a = np.ascontiguousarray(clf.alpha_[removed])
-    K = gram(params["kernel"], clf.support_vectors_[removed]) if a.size else np.zeros((0, 0))
-    dist = math.sqrt(max(0.0, float(olbook.row_dots(a[None, :], olbook.row_dots(K, a))[0]))) if a.size else 0.0
+    K = (
+        gram(params["kernel"], clf.support_vectors_[removed])
+        if a.size
+        else np.zeros((0, 0))
+    )
+    dist = (
+        math.sqrt(
+            max(0.0, float(olbook.row_dots(a[None, :], olbook.row_dots(K, a))[0]))
+        )
+        if a.size
+        else 0.0
+    )
     eta, lam, C, Xk = params["eta"], params["lam"], 1.0, 1.0  # k(x, x) = 1; |l'| <= 1
     q = 1 - eta * lam
     first = truncation_bound(eta, lam, C, Xk, t, tau)
@@ -177,6 +216,8 @@ def test_norma_truncation_error(stream):
     # the last form exceeds the closed one by exactly q^t C X/lambda > 0 (strict in exact
     # arithmetic; in floating point q^t can vanish next to q^tau, so compare the difference)
     last = q**tau * C * Xk / lam
-    assert math.isclose(last - closed, q**t * C * Xk / lam, rel_tol=1e-6, abs_tol=1e-12 * last)
+    assert math.isclose(
+        last - closed, q**t * C * Xk / lam, rel_tol=1e-6, abs_tol=1e-12 * last
+    )
     target(dist / max(first, 1e-9), label="distance / bound")
     assert dist <= first * (1 + REL)

@@ -49,6 +49,7 @@ TOL = 1e-9  # per round, see the module docstring
 
 # ------------------------------------------------------------------ the bounds, as the book states them
 
+
 def halving_bound(m: int) -> float:
     return math.floor(math.log2(m))
 
@@ -68,7 +69,9 @@ def hedge_anytime_bound(m: int, T: int) -> float:
 
 
 def hedge_doubling_bound(m: int, T: int) -> float:
-    return math.fsum(math.sqrt(2**k * math.log(m) / 2) for k in range(T.bit_length()) if 2**k <= T)
+    return math.fsum(
+        math.sqrt(2**k * math.log(m) / 2) for k in range(T.bit_length()) if 2**k <= T
+    )
 
 
 def hedge_small_loss_bound(L_star: float, m: int, eta: float) -> float:
@@ -104,6 +107,7 @@ def _compiled():
 
 # ------------------------------------------------------------------ Halving and Weighted Majority
 
+
 @given(m=st.integers(1, 70), data=st.data())
 def test_halving_at_most_floor_log2_m(m, data):
     """Halving makes at most floor(log2 m) mistakes against an adaptive adversary that keeps
@@ -136,7 +140,9 @@ def wm_games(draw):
     """(m, beta, rules): rules[t] is "follow" (the side WM follows is wrong: a forced mistake),
     or a fixed 0/1 loss vector."""
     m = draw(st.integers(1, 8))
-    beta = draw(st.sampled_from([0.5, 0.25, 0.75, 0.125, 0.875]))  # dyadic: exact weights
+    beta = draw(
+        st.sampled_from([0.5, 0.25, 0.75, 0.125, 0.875])
+    )  # dyadic: exact weights
     T = draw(st.integers(1, 80))
     row = st.lists(st.integers(0, 1), min_size=m, max_size=m)
     rules = draw(st.lists(st.one_of(st.just("follow"), row), min_size=T, max_size=T))
@@ -161,7 +167,9 @@ def test_weighted_majority_mistake_bound(game, data):
     wm = WeightedMajority(m, beta)
     for rule in rules:
         if rule == "follow":
-            side = np.array(data.draw(st.lists(st.booleans(), min_size=m, max_size=m)), dtype=bool)
+            side = np.array(
+                data.draw(st.lists(st.booleans(), min_size=m, max_size=m)), dtype=bool
+            )
             w = wm.weights_
             heavier = side if w[side].sum() >= w[~side].sum() else ~side
             losses = heavier.astype(float)
@@ -176,6 +184,7 @@ def test_weighted_majority_mistake_bound(game, data):
 
 # ------------------------------------------------------------------ Hedge
 
+
 @st.composite
 def hedge_adversaries(draw, schedule):
     """An adaptive adversary in the book's two phases, per epoch of the schedule (the whole
@@ -186,8 +195,13 @@ def hedge_adversaries(draw, schedule):
     T = draw(st.integers(1, 300))
     c = draw(st.sampled_from([2.0, 3.0, 4.0, 6.0, 8.0]))
     n_free = draw(st.integers(0, 5))
-    free = {draw(st.integers(0, T - 1)): np.array(draw(st.lists(st.integers(0, 8), min_size=m, max_size=m))) / 8
-            for _ in range(n_free)}
+    free = {
+        draw(st.integers(0, T - 1)): np.array(
+            draw(st.lists(st.integers(0, 8), min_size=m, max_size=m))
+        )
+        / 8
+        for _ in range(n_free)
+    }
     if schedule == "fixed":
         eta = draw(st.one_of(st.sampled_from(["tuned"]), st.floats(0.01, 4.0)))
     else:
@@ -226,7 +240,9 @@ def test_hedge_fixed_rate_regret(game):
     h = play_hedge(m, T, c, free, eta)
     rate = h.eta_at(1)
     bound = hedge_fixed_bound(m, rate, T)
-    assert math.isclose(h.regret_bound(T), math.log(m) / rate + rate * T / 8, rel_tol=1e-12)
+    assert math.isclose(
+        h.regret_bound(T), math.log(m) / rate + rate * T / 8, rel_tol=1e-12
+    )
     regret = h.learner_loss_ - h.expert_loss_.min()
     target(regret / max(bound, 1e-9), label="regret / bound")
     assert regret <= bound + TOL * T
@@ -245,7 +261,12 @@ def test_hedge_anytime_regret_at_every_prefix(game):
     regret = h.trace_.regret
     bounds = np.array([hedge_anytime_bound(m, t) for t in range(1, T + 1)])
     for t in range(1, T + 1):  # the second form, and olbook's (weaker) regret_bound
-        assert bounds[t - 1] <= 3 * math.sqrt(t * math.log(m) / 8) - math.sqrt(math.log(m) / 8) + 1e-12 * t
+        assert (
+            bounds[t - 1]
+            <= 3 * math.sqrt(t * math.log(m) / 8)
+            - math.sqrt(math.log(m) / 8)
+            + 1e-12 * t
+        )
         assert bounds[t - 1] <= h.regret_bound(t) + 1e-12 * t
     target(float(np.max(regret / np.maximum(bounds, 1e-9))), label="regret / bound")
     assert np.all(regret <= bounds + TOL * np.arange(1, T + 1))
@@ -280,8 +301,16 @@ def small_loss_games(draw):
     L[:, 0] = 0.0
     for t in draw(st.lists(st.integers(0, T - 1), max_size=10)):
         L[t, 0] = 1.0
-    for t, i, v in draw(st.lists(st.tuples(st.integers(0, T - 1), st.integers(0, m - 1),
-                                           st.sampled_from([0.0, 0.5, 1.0])), max_size=10)):
+    for t, i, v in draw(
+        st.lists(
+            st.tuples(
+                st.integers(0, T - 1),
+                st.integers(0, m - 1),
+                st.sampled_from([0.0, 0.5, 1.0]),
+            ),
+            max_size=10,
+        )
+    ):
         L[t, i] = v
     eta = draw(st.sampled_from([0.02, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0]))
     return L, eta
@@ -326,6 +355,7 @@ def test_hedge_small_loss_corollary(game):
 
 # ------------------------------------------------------------------ OGD
 
+
 @st.composite
 def ogd_games(draw):
     """OGD on K = [-1, 1]^d (D = 2 sqrt d) or the ball of radius r (D = 2r), linear losses
@@ -343,7 +373,10 @@ def ogd_games(draw):
     c = draw(st.sampled_from([0.5, 1.0, 2.0]))
     n_free = draw(st.integers(0, 5))
     grid = st.lists(st.integers(-4, 4), min_size=d, max_size=d)
-    free = {draw(st.integers(0, T - 1)): np.array(draw(grid), dtype=float) for _ in range(n_free)}
+    free = {
+        draw(st.integers(0, T - 1)): np.array(draw(grid), dtype=float)
+        for _ in range(n_free)
+    }
     return d, ball, r, G, T, eta, c, free
 
 
@@ -364,7 +397,14 @@ def test_ogd_regret(game):
         r = 1.0
     x0 = np.zeros(d)
     x0[0] = corner
-    o = OGD(x0, eta=eta, diameter=D, lipschitz=G, horizon=T if eta == "tuned" else None, projection=proj)
+    o = OGD(
+        x0,
+        eta=eta,
+        diameter=D,
+        lipschitz=G,
+        horizon=T if eta == "tuned" else None,
+        projection=proj,
+    )
     switch = T - math.ceil(c * math.sqrt(T))
     for t in range(T):
         x = o.predict()
@@ -390,7 +430,9 @@ def test_ogd_regret(game):
     if eta == "anytime":
         bound = ogd_anytime_bound(D, G, T)
         assert bound <= 1.5 * D * G * math.sqrt(T) - 0.5 * D * G + 1e-12 * T
-        assert math.isclose(o.regret_bound(T), 1.5 * D * G * math.sqrt(T) - 0.5 * D * G, rel_tol=1e-12)
+        assert math.isclose(
+            o.regret_bound(T), 1.5 * D * G * math.sqrt(T) - 0.5 * D * G, rel_tol=1e-12
+        )
     else:
         bound = ogd_fixed_bound(D, G, o.eta_at(1), T)
     target(regret / max(bound, 1e-9), label="regret / bound")

@@ -44,7 +44,11 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, target
 from hypothesis import strategies as st
-from test_properties_perceptron import comparators, orthogonal_worst_cases, small_int_rows
+from test_properties_perceptron import (
+    comparators,
+    orthogonal_worst_cases,
+    small_int_rows,
+)
 
 import olbook
 
@@ -57,6 +61,7 @@ def slack(bound: float, T: int) -> float:
 
 
 # ------------------------------------------------------------------ the bounds, as the book states them
+
 
 def pa_separable_bound(u2: float, R2: float) -> float:
     return u2 * R2
@@ -82,15 +87,22 @@ def sop_bound(L: float, a: float, u2: float, uXXu: float, sum_log: float) -> flo
     return L + math.sqrt((a * u2 + uXXu) * sum_log)
 
 
-def arow_bound(r: float, a: float, u2: float, uXXu: float, logdet: float, U: int, sum_g: float) -> float:
+def arow_bound(
+    r: float, a: float, u2: float, uXXu: float, logdet: float, U: int, sum_g: float
+) -> float:
     return math.sqrt((r / a * u2 + uXXu) * (logdet + U)) + sum_g - U
 
 
 def warm_up():
     """Compile the learners' numba loops, so that no example pays for it."""
     X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1.0, -1.0])
-    for clf in (olbook.PassiveAggressive(variant="PA"), olbook.ROMMA(), olbook.ROMMA(aggressive=True),
-                olbook.SecondOrderPerceptron(), olbook.AROW()):
+    for clf in (
+        olbook.PassiveAggressive(variant="PA"),
+        olbook.ROMMA(),
+        olbook.ROMMA(aggressive=True),
+        olbook.SecondOrderPerceptron(),
+        olbook.AROW(),
+    ):
         clf.fit(X, y)
 
 
@@ -103,9 +115,9 @@ def hinge_losses(clf, X, y):
     """Feed (X, y) one example at a time (partial_fit); the hinge loss of each round before its update."""
     out = np.empty(X.shape[0])
     for i in range(X.shape[0]):
-        f = 0.0 if i == 0 else float(clf.decision_function(X[i:i + 1])[0])
+        f = 0.0 if i == 0 else float(clf.decision_function(X[i : i + 1])[0])
         out[i] = max(0.0, 1.0 - y[i] * f)
-        clf.partial_fit(X[i:i + 1], y[i:i + 1], classes=CLASSES)
+        clf.partial_fit(X[i : i + 1], y[i : i + 1], classes=CLASSES)
     return out
 
 
@@ -124,7 +136,11 @@ def streams(draw, separable):
     one pass."""
     if draw(st.booleans()):
         X, y, u = draw(orthogonal_worst_cases())
-        return X, y, u * (1.0 if separable else draw(st.sampled_from([1.0, 0.5, 0.25, 2.0])))
+        return (
+            X,
+            y,
+            u * (1.0 if separable else draw(st.sampled_from([1.0, 0.5, 0.25, 2.0]))),
+        )
     X = draw(small_int_rows(n_max=10))
     u = draw(comparators(X.shape[1]))
     s = X @ u
@@ -134,7 +150,9 @@ def streams(draw, separable):
         y = np.where(X @ u > 0, 1.0, -1.0)
         u = u / float(np.min(y * (X @ u)))  # y u.x >= 1, with equality somewhere
     else:
-        flip = np.array(draw(st.lists(st.booleans(), min_size=X.shape[0], max_size=X.shape[0])))
+        flip = np.array(
+            draw(st.lists(st.booleans(), min_size=X.shape[0], max_size=X.shape[0]))
+        )
         y = np.where(s >= 0, 1.0, -1.0) * np.where(flip, -1.0, 1.0)
         u = u * draw(st.sampled_from([0.25, 0.5, 1.0, 2.0]))
     passes = draw(st.integers(1, 3))
@@ -142,6 +160,7 @@ def streams(draw, separable):
 
 
 # ------------------------------------------------------------------ passive-aggressive
+
 
 @given(stream=streams(separable=True))
 def test_pa_separable(stream):
@@ -160,7 +179,9 @@ def test_pa_separable(stream):
     assert clf.mistakes_ <= slack(bound, len(y))
 
 
-@given(stream=streams(separable=False), C=st.sampled_from([0.1, 0.25, 0.5, 1.0, 2.0, 4.0]))
+@given(
+    stream=streams(separable=False), C=st.sampled_from([0.1, 0.25, 0.5, 1.0, 2.0, 4.0])
+)
 def test_pa1_any_data(stream, C):
     """sum_t min(C l_t, l_t^2/R^2) <= ||u||^2 + 2C sum l*_t and
     M <= max(R^2, 1/C)(||u||^2 + 2C sum l*_t), for every comparator u.
@@ -212,11 +233,15 @@ def test_romma_and_perceptron_mistake_bound(stream, aggressive):
     bound = romma_bound(sqnorm(u), float(np.max(np.sum(X * X, axis=1))))
     for clf in (olbook.ROMMA(aggressive=aggressive), olbook.Perceptron()):
         clf.partial_fit(X, y, classes=CLASSES)
-        target(clf.mistakes_ / max(bound, 1e-9), label=f"{type(clf).__name__} mistakes / bound")
+        target(
+            clf.mistakes_ / max(bound, 1e-9),
+            label=f"{type(clf).__name__} mistakes / bound",
+        )
         assert clf.mistakes_ <= slack(bound, len(y))
 
 
 # ------------------------------------------------------------------ second order
+
 
 def _quadratic_terms(X, y, u, upd):
     """u'X X'u over the rows ``upd`` and the hinge losses of u on them."""
@@ -241,13 +266,18 @@ def test_second_order_perceptron_mistake_bound(stream, a):
     M = int(upd.sum())
     uXXu, hinge, S = _quadratic_terms(X, y, u, upd)
     lam = np.clip(np.linalg.eigvalsh(S.T @ S), 0.0, None) if M else np.zeros(X.shape[1])
-    bound = sop_bound(math.fsum(hinge), a, sqnorm(u), uXXu, math.fsum(np.log1p(lam / a)))
+    bound = sop_bound(
+        math.fsum(hinge), a, sqnorm(u), uXXu, math.fsum(np.log1p(lam / a))
+    )
     target(M / max(bound, 1.0), label="updates / bound")
     assert clf.mistakes_ <= M <= slack(bound, len(y))
 
 
-@given(stream=streams(separable=False), r=st.sampled_from([1 / 64, 0.25, 1.0, 4.0, 16.0, 64.0]),
-       a=st.sampled_from([0.5, 1.0, 2.0]))
+@given(
+    stream=streams(separable=False),
+    r=st.sampled_from([1 / 64, 0.25, 1.0, 4.0, 16.0, 64.0]),
+    a=st.sampled_from([0.5, 1.0, 2.0]),
+)
 def test_arow_mistake_bound(stream, r, a):
     """M <= sqrt((r/a ||u||^2 + u'X_A X_A'u)(ln det(I + (a/r) X_A X_A') + U)) + sum_A g_t - U
     for every u, A the update rounds, U the margin errors among them.
@@ -264,7 +294,13 @@ def test_arow_mistake_bound(stream, r, a):
     M, U = int(mis.sum()), int((upd & ~mis).sum())
     uXXu, g, S = _quadratic_terms(X, y, u, upd)
     # ln det(I + (a/r) S'S) from the eigenvalues of the symmetric S'S (clipped at 0 against rounding)
-    lam = np.clip(np.linalg.eigvalsh(S.T @ S), 0.0, None) if upd.any() else np.zeros(X.shape[1])
-    bound = arow_bound(r, a, sqnorm(u), uXXu, math.fsum(np.log1p(a / r * lam)), U, math.fsum(g))
+    lam = (
+        np.clip(np.linalg.eigvalsh(S.T @ S), 0.0, None)
+        if upd.any()
+        else np.zeros(X.shape[1])
+    )
+    bound = arow_bound(
+        r, a, sqnorm(u), uXXu, math.fsum(np.log1p(a / r * lam)), U, math.fsum(g)
+    )
     target(M / max(bound, 1.0), label="mistakes / bound")
     assert M <= slack(bound, len(y))

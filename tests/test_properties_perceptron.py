@@ -45,13 +45,19 @@ from hypothesis import assume, given, target
 from hypothesis import strategies as st
 
 import olbook
-from olbook.data import greedy_adversarial_order, make_orthogonal_worst_case, make_separable, make_shell
+from olbook.data import (
+    greedy_adversarial_order,
+    make_orthogonal_worst_case,
+    make_separable,
+    make_shell,
+)
 
 SLACK = 1 + 1e-9
 
 
 # ------------------------------------------------------------------ the bounds, as the book states them
 # (module-level functions, so that test_properties_mutations.py can replace each by a wrong one)
+
 
 def novikoff(R: float, gamma: float) -> float:
     """Block--Novikoff: (R/gamma)^2."""
@@ -81,7 +87,11 @@ def normalized_after_first(delta: float) -> float:
 def warm_up():
     """Compile the learners' numba loops, so that no example pays for it."""
     X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1.0, -1.0])
-    for clf in (olbook.Perceptron(), olbook.Perceptron(fit_intercept=True), olbook.NormalizedPerceptron()):
+    for clf in (
+        olbook.Perceptron(),
+        olbook.Perceptron(fit_intercept=True),
+        olbook.NormalizedPerceptron(),
+    ):
         clf.fit(X, y)
     greedy_adversarial_order(X, y, np.array([1.0, -1.0]))
 
@@ -101,6 +111,7 @@ def run_perceptron(X, y, *, fit_intercept=False, epochs=1):
 
 # ------------------------------------------------------------------ strategies
 
+
 @st.composite
 def small_int_rows(draw, n_max=12, d_max=5):
     """(n, d) arrays of small integers, so that every score is exact. Half the time the rows
@@ -111,13 +122,19 @@ def small_int_rows(draw, n_max=12, d_max=5):
     if draw(st.booleans()):
         X, c = np.zeros((n, d)), draw(st.integers(1, 3))
         distinct = draw(st.booleans())  # distinct axes: mutually orthogonal rows
-        axes = draw(st.permutations(range(d)))[:n] if distinct else [draw(st.integers(0, d - 1)) for _ in range(n)]
+        axes = (
+            draw(st.permutations(range(d)))[:n]
+            if distinct
+            else [draw(st.integers(0, d - 1)) for _ in range(n)]
+        )
         for i, j in enumerate(axes):
             X[i, j] = c * draw(st.sampled_from([1, -1]))
         return X
     entry = st.one_of(st.just(0), st.integers(-4, 4))
-    return np.array(draw(st.lists(st.lists(entry, min_size=d, max_size=d), min_size=n, max_size=n)),
-                    dtype=np.float64)
+    return np.array(
+        draw(st.lists(st.lists(entry, min_size=d, max_size=d), min_size=n, max_size=n)),
+        dtype=np.float64,
+    )
 
 
 def comparators(d):
@@ -125,7 +142,8 @@ def comparators(d):
     margins on axis-aligned data: the bounds are attained)."""
     entries = st.one_of(st.integers(-1, 1), st.integers(-3, 3))
     return st.lists(entries, min_size=d, max_size=d).map(
-        lambda v: np.array(v if any(v) else [1, *v[1:]], dtype=np.float64))
+        lambda v: np.array(v if any(v) else [1, *v[1:]], dtype=np.float64)
+    )
 
 
 @st.composite
@@ -160,7 +178,12 @@ def grid_separable_problems(draw, fit_intercept=None, shell=None):
 
 # ------------------------------------------------------------------ Block--Novikoff
 
-@given(problem=separable_integer_problems(), epochs=st.integers(1, 20), perm_seed=st.integers(0, 2**32 - 1))
+
+@given(
+    problem=separable_integer_problems(),
+    epochs=st.integers(1, 20),
+    perm_seed=st.integers(0, 2**32 - 1),
+)
 def test_novikoff_on_integer_data(problem, epochs, perm_seed):
     """K <= (R/gamma)^2 on separable integer data, any order, any number of passes.
 
@@ -174,12 +197,17 @@ def test_novikoff_on_integer_data(problem, epochs, perm_seed):
     p = run_perceptron(X[order], y[order], epochs=epochs)
     target(p.n_updates_ / max(bound, 1e-9), label="updates / (R/gamma)^2")
     assert p.mistakes_ <= p.n_updates_ <= bound * SLACK
-    if epochs > mb.bound + 1:  # the bound caps the updates, so the passes end with one without update
+    if (
+        epochs > mb.bound + 1
+    ):  # the bound caps the updates, so the passes end with one without update
         assert p.converged_ and np.array_equal(p.predict(X), y)
 
 
-@given(problem=grid_separable_problems(fit_intercept=True), epochs=st.integers(1, 30),
-       perm_seed=st.integers(0, 2**32 - 1))
+@given(
+    problem=grid_separable_problems(fit_intercept=True),
+    epochs=st.integers(1, 30),
+    perm_seed=st.integers(0, 2**32 - 1),
+)
 def test_novikoff_with_bias_on_grid_data(problem, epochs, perm_seed):
     """K <= (R^2 + 1)(1 + b^2)/gamma^2 with a bias (theorem perc-thm-novikoff-bias, c = 1), for a
     unit u with margin gamma, on olbook.data's separable data and shells, any order and passes.
@@ -191,13 +219,21 @@ def test_novikoff_with_bias_on_grid_data(problem, epochs, perm_seed):
     order = np.random.default_rng(perm_seed).permutation(X.shape[0])
     mb = olbook.perceptron_bound(X, y, u, b, fit_intercept=fit_intercept)
     # the book's form, with (u, b) scaled to a unit u: margin(X, y, u, b) divides by ||u||
-    R, b_unit, gamma = olbook.radius(X), b / math.sqrt(float(u @ u)), olbook.margin(X, y, u, b)
-    assert np.isclose(mb.bound, (R * R + 1) * (1 + b_unit**2) / gamma**2, rtol=1e-9)  # olbook's is the same
+    R, b_unit, gamma = (
+        olbook.radius(X),
+        b / math.sqrt(float(u @ u)),
+        olbook.margin(X, y, u, b),
+    )
+    assert np.isclose(
+        mb.bound, (R * R + 1) * (1 + b_unit**2) / gamma**2, rtol=1e-9
+    )  # olbook's is the same
     bound = novikoff_bias(R, b_unit, gamma)
     p = run_perceptron(X[order], y[order], fit_intercept=fit_intercept, epochs=epochs)
     target(p.n_updates_ / max(bound, 1e-9), label="updates / bound")
     assert p.mistakes_ <= p.n_updates_ <= bound * SLACK
-    if epochs > mb.bound + 1:  # the bound caps the updates, so the passes end with one without update
+    if (
+        epochs > mb.bound + 1
+    ):  # the bound caps the updates, so the passes end with one without update
         assert p.converged_ and np.array_equal(p.predict(X), y)
 
 
@@ -209,7 +245,9 @@ def test_novikoff_against_the_greedy_adversary(problem):
     """
     X, y, u, b, fit_intercept = problem
     mb = olbook.perceptron_bound(X, y, u, b, fit_intercept=fit_intercept)
-    if fit_intercept:  # the adversary plays on the augmented vectors (x, 1), separator (u, b)
+    if (
+        fit_intercept
+    ):  # the adversary plays on the augmented vectors (x, 1), separator (u, b)
         A = np.hstack([X, np.ones((X.shape[0], 1))])
         order = greedy_adversarial_order(A, y, np.append(u, b))
     else:
@@ -217,11 +255,18 @@ def test_novikoff_against_the_greedy_adversary(problem):
     bound = novikoff(mb.radius, mb.margin)
     p = olbook.Perceptron(fit_intercept=fit_intercept).fit(X[order], y[order])
     target(p.n_updates_ / max(bound, 1e-9), label="updates / (R/gamma)^2")
-    assert p.n_updates_ == len(order)  # the adversary only presents examples the perceptron gets wrong
+    assert p.n_updates_ == len(
+        order
+    )  # the adversary only presents examples the perceptron gets wrong
     assert p.mistakes_ <= p.n_updates_ <= bound * SLACK
 
 
-@given(k=st.integers(1, 12), extra=st.integers(0, 3), R=st.floats(0.1, 10.0), seed=st.integers(0, 2**32 - 1))
+@given(
+    k=st.integers(1, 12),
+    extra=st.integers(0, 3),
+    R=st.floats(0.1, 10.0),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_novikoff_attained_on_orthogonal_examples(k, extra, R, seed):
     """On k orthogonal examples of length R the perceptron makes exactly (R/gamma)^2 = k updates.
 
@@ -238,6 +283,7 @@ def test_novikoff_attained_on_orthogonal_examples(k, extra, R, seed):
 
 
 # ------------------------------------------------------------------ Freund--Schapire and its hinge form
+
 
 @st.composite
 def orthogonal_worst_cases(draw):
@@ -266,12 +312,16 @@ def arbitrary_integer_sequences(draw):
         return X, y, u, m * draw(st.sampled_from([1.0, 1.25, 1.5, 2.0, 3.0]))
     X = draw(small_int_rows(n_max=10))
     u = draw(comparators(X.shape[1]))
-    flip = np.array(draw(st.lists(st.booleans(), min_size=X.shape[0], max_size=X.shape[0])))
+    flip = np.array(
+        draw(st.lists(st.booleans(), min_size=X.shape[0], max_size=X.shape[0]))
+    )
     y = np.where(X @ u >= 0, 1.0, -1.0) * np.where(flip, -1.0, 1.0)
     passes = draw(st.integers(1, 4))
     gamma = draw(st.sampled_from([0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0]))
     m = float(np.min(y * (X @ u))) / math.sqrt(float(u @ u))
-    if m > 0 and draw(st.booleans()):  # or a multiple of the margin of u, where the bound is tightest
+    if m > 0 and draw(
+        st.booleans()
+    ):  # or a multiple of the margin of u, where the bound is tightest
         gamma = m * draw(st.sampled_from([1.0, 1.25, 1.5, 2.0, 3.0]))
     return np.tile(X, (passes, 1)), np.tile(y, passes), u, gamma
 
@@ -289,7 +339,9 @@ def test_freund_schapire_on_arbitrary_sequences(seq):
     R = olbook.radius(X)
     assert np.isclose(bound_olbook, ((R + D) / gamma) ** 2, rtol=1e-12)
     bound = freund_schapire(R, D, gamma)
-    p = olbook.Perceptron().fit(X, y)  # one pass over the whole sequence: exactly its rounds
+    p = olbook.Perceptron().fit(
+        X, y
+    )  # one pass over the whole sequence: exactly its rounds
     target(p.n_updates_ / max(bound, 1e-9), label="updates / ((R + D)/gamma)^2")
     assert p.mistakes_ <= p.n_updates_ <= bound * SLACK
 
@@ -318,7 +370,12 @@ def test_hinge_form_on_arbitrary_sequences(seq, scale):
 
 # ------------------------------------------------------------------ normalized perceptron
 
-@given(problem=grid_separable_problems(), epochs=st.integers(1, 30), perm_seed=st.integers(0, 2**32 - 1))
+
+@given(
+    problem=grid_separable_problems(),
+    epochs=st.integers(1, 30),
+    perm_seed=st.integers(0, 2**32 - 1),
+)
 def test_normalized_perceptron_within_inverse_delta_squared(problem, epochs, perm_seed):
     """After its first update, the normalized perceptron makes at most 1/delta^2 - 1 more,
     delta the margin of the unit vectors x/||x|| (so at most 1/delta^2 in all).
@@ -330,7 +387,9 @@ def test_normalized_perceptron_within_inverse_delta_squared(problem, epochs, per
     A = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
     norms = np.linalg.norm(A, axis=1)
     assume(np.all(norms > 0.0))  # only zero without intercept; the learner rejects it
-    delta = olbook.margin(A / norms[:, None], y, np.append(u, b) if fit_intercept else u)
+    delta = olbook.margin(
+        A / norms[:, None], y, np.append(u, b) if fit_intercept else u
+    )
     assert delta > 0
     order = np.random.default_rng(perm_seed).permutation(X.shape[0])
     npc = olbook.NormalizedPerceptron(fit_intercept=fit_intercept, max_iter=epochs)
@@ -338,7 +397,9 @@ def test_normalized_perceptron_within_inverse_delta_squared(problem, epochs, per
         warnings.simplefilter("ignore", olbook.ConvergenceWarning)
         npc.fit(X[order], y[order])
     bound = normalized_after_first(delta)
-    target((npc.n_updates_ - 1) / max(bound, 1.0), label="updates after the first / bound")
+    target(
+        (npc.n_updates_ - 1) / max(bound, 1.0), label="updates after the first / bound"
+    )
     # delta is a margin of unit vectors (relative error < 1e-14); 1/delta^2 - 1 >= 0 may be 0
     # (delta = 1), so the slack is relative to 1/delta^2.
     assert npc.n_updates_ - 1 <= bound + 1e-9 / delta**2

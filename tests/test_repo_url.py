@@ -24,13 +24,42 @@ except ModuleNotFoundError:  # Python 3.10: the same parser as a package
 import olbook
 
 ROOT = Path(__file__).resolve().parent.parent
-URL = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"].rstrip("/")
+URL = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"][
+    "url"
+].rstrip("/")
 OWNER_NAME = URL.removeprefix("https://github.com/")
-NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-SKIP_DIRS = {".git", ".venv", "_build", "build", "dist", ".ruff_cache", ".hypothesis", "olbook.egg-info",
-             ".ipynb_checkpoints", "node_modules", "results"}
-TEXT_SUFFIXES = {".md", ".ipynb", ".toml", ".cff", ".yml", ".yaml", ".py", ".txt", ".cfg", ".rst", ".bib"}
-GITHUB = re.compile(r"(?:git\+)?https?://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?(?=[/\s\"'`)#>,]|$)")
+NOTEBOOKS = sorted(
+    p for p in (ROOT / "book").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+)
+SKIP_DIRS = {
+    ".git",
+    ".venv",
+    "_build",
+    "build",
+    "dist",
+    ".ruff_cache",
+    ".hypothesis",
+    "olbook.egg-info",
+    ".ipynb_checkpoints",
+    "node_modules",
+    "results",
+}
+TEXT_SUFFIXES = {
+    ".md",
+    ".ipynb",
+    ".toml",
+    ".cff",
+    ".yml",
+    ".yaml",
+    ".py",
+    ".txt",
+    ".cfg",
+    ".rst",
+    ".bib",
+}
+GITHUB = re.compile(
+    r"(?:git\+)?https?://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?(?=[/\s\"'`)#>,]|$)"
+)
 REPO_LINE = re.compile(r"""^\s*REPO\s*=\s*["']([^"']+)["']""", re.M)
 
 
@@ -38,9 +67,14 @@ def source_files() -> list[Path]:
     files = []
     for path in ROOT.rglob("*"):
         rel = path.relative_to(ROOT)
-        if any(part in SKIP_DIRS or part.startswith(".") and part not in (".ci",) for part in rel.parts[:-1]):
+        if any(
+            part in SKIP_DIRS or part.startswith(".") and part not in (".ci",)
+            for part in rel.parts[:-1]
+        ):
             continue
-        if path.is_file() and (path.suffix in TEXT_SUFFIXES or path.name in ("Makefile", "run")):
+        if path.is_file() and (
+            path.suffix in TEXT_SUFFIXES or path.name in ("Makefile", "run")
+        ):
             files.append(path)
     return sorted(files)
 
@@ -50,7 +84,9 @@ def test_the_url_is_a_github_repository() -> None:
 
 
 def test_pyproject_urls() -> None:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"
+    ]
     urls = project["urls"]
     assert urls["Homepage"] == URL
     assert urls["Repository"] == URL
@@ -61,8 +97,13 @@ def test_citation_cff() -> None:
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     assert citation["repository-code"] == URL
     assert citation["cff-version"] == "1.2.0"
-    assert citation["version"] == olbook.__version__  # one version: olbook/__init__.py's
-    assert citation["title"] == yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"]
+    assert (
+        citation["version"] == olbook.__version__
+    )  # one version: olbook/__init__.py's
+    assert (
+        citation["title"]
+        == yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"]
+    )
 
 
 def test_readme_install_lines() -> None:
@@ -72,7 +113,9 @@ def test_readme_install_lines() -> None:
     assert set(installs) == {URL}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT / "book").as_posix())
+@pytest.mark.parametrize(
+    "path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT / "book").as_posix()
+)
 def test_colab_cell(path: Path) -> None:
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     sources = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
@@ -80,12 +123,18 @@ def test_colab_cell(path: Path) -> None:
     if not installs:
         pytest.skip("no Colab install cell in this notebook")
     repos = [m for s in installs for m in REPO_LINE.findall(s)]
-    assert repos == [URL], f"{path.name}: the Colab cell installs from {repos}, _config.yml says {URL}"
+    assert repos == [URL], (
+        f"{path.name}: the Colab cell installs from {repos}, _config.yml says {URL}"
+    )
 
 
 def test_notebooks_have_the_colab_cell() -> None:
     chapters = [p for p in NOTEBOOKS if re.match(r"\d\d_", p.parent.name)]
-    with_cell = [p for p in chapters if 'find_spec(\\"olbook\\")' in p.read_text(encoding="utf-8")]
+    with_cell = [
+        p
+        for p in chapters
+        if 'find_spec(\\"olbook\\")' in p.read_text(encoding="utf-8")
+    ]
     assert len(chapters) >= 40 and with_cell == chapters
 
 
@@ -100,7 +149,9 @@ def test_every_address_of_this_repository_is_the_same() -> None:
                 if f"{match.group(1)}/{match.group(2)}" != OWNER_NAME:
                     line = text.count("\n", 0, match.start()) + 1
                     wrong.append(f"{path.relative_to(ROOT)}:{line}: {match.group(0)}")
-    assert not wrong, f"addresses of this repository other than {URL}:\n" + "\n".join(wrong)
+    assert not wrong, f"addresses of this repository other than {URL}:\n" + "\n".join(
+        wrong
+    )
     assert len(source_files()) > 50
 
 

@@ -14,7 +14,15 @@ from scipy.optimize import minimize
 from scipy.stats import norm
 
 import olbook
-from olbook.second_order import AROW, NAROW, SCW, ConfidenceWeighted, NormalHerd, SecondOrderPerceptron, coefficients
+from olbook.second_order import (
+    AROW,
+    NAROW,
+    SCW,
+    ConfidenceWeighted,
+    NormalHerd,
+    SecondOrderPerceptron,
+    coefficients,
+)
 
 
 def _kl(mu, S, mu0, S0):
@@ -22,13 +30,18 @@ def _kl(mu, S, mu0, S0):
     S0i = np.linalg.inv(S0)
     d = mu.size
     diff = mu0 - mu
-    return 0.5 * (np.log(np.linalg.det(S0) / np.linalg.det(S)) + np.trace(S0i @ S) + diff @ S0i @ diff - d)
+    return 0.5 * (
+        np.log(np.linalg.det(S0) / np.linalg.det(S))
+        + np.trace(S0i @ S)
+        + diff @ S0i @ diff
+        - d
+    )
 
 
 def _unpack(z, d):
     mu = z[:d]
     L = np.zeros((d, d))
-    L[np.tril_indices(d)] = z[d:d + d * (d + 1) // 2]
+    L[np.tril_indices(d)] = z[d : d + d * (d + 1) // 2]
     return mu, L @ L.T
 
 
@@ -48,8 +61,13 @@ def _solve(objective, constraints, mu0, S0, extra=0):
     z0 = np.r_[mu0, L0[np.tril_indices(d)], np.ones(extra)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = minimize(objective, z0, constraints=constraints, method="trust-constr",
-                       options={"gtol": 1e-11, "xtol": 1e-13, "maxiter": 20000})
+        res = minimize(
+            objective,
+            z0,
+            constraints=constraints,
+            method="trust-constr",
+            options={"gtol": 1e-11, "xtol": 1e-13, "maxiter": 20000},
+        )
     return _unpack(res.x, d)
 
 
@@ -68,7 +86,7 @@ def _arow_round(seed, violated):
     mu0, S0, x, y = _instance(seed)
     if violated:  # margin y mu.x < 1: AROW updates
         mu0 = mu0 - (y * (mu0 @ x) - 0.5 + seed * 0.3) * y * x / (x @ x)
-    else:         # margin >= 1
+    else:  # margin >= 1
         mu0 = mu0 + (1.5 - y * (mu0 @ x)) * y * x / (x @ x)
     r = [0.3, 1.0, 2.5][seed % 3]
     d = mu0.size
@@ -103,7 +121,9 @@ def test_arow_skips_the_covariance_term_at_margin_one():
 @pytest.mark.parametrize("kind", ["CW", "SCW-I", "SCW-II"])
 def test_confidence_weighted_solve_their_rounds(seed, kind):
     mu0, S0, x, y = _instance(seed + 10)
-    mu0 = -y * 0.2 * x / np.linalg.norm(x) + 0.1 * mu0  # a violated constraint: an update happens
+    mu0 = (
+        -y * 0.2 * x / np.linalg.norm(x) + 0.1 * mu0
+    )  # a violated constraint: an update happens
     phi = norm.ppf([0.6, 0.75, 0.9][seed % 3])
     C = [0.05, 0.5, 5.0][seed % 3]
     d = mu0.size
@@ -114,23 +134,37 @@ def test_confidence_weighted_solve_their_rounds(seed, kind):
         return phi * math.sqrt(x @ S @ x) - y * (mu @ x)
 
     if kind == "CW":
-        want = _solve(lambda z: _kl(*_unpack(z, d), mu0, S0),
-                      [{"type": "ineq", "fun": lambda z: -loss(z)}], mu0, S0)
+        want = _solve(
+            lambda z: _kl(*_unpack(z, d), mu0, S0),
+            [{"type": "ineq", "fun": lambda z: -loss(z)}],
+            mu0,
+            S0,
+        )
         rule, b = 3, 0.0
     else:
         pen = (lambda xi: C * xi) if kind == "SCW-I" else (lambda xi: C * xi**2)
-        want = _solve(lambda z: _kl(*_unpack(z[:n_par], d), mu0, S0) + pen(z[n_par]),
-                      [{"type": "ineq", "fun": lambda z: z[n_par] - loss(z[:n_par])},
-                       {"type": "ineq", "fun": lambda z: z[n_par]}], mu0, S0, extra=1)
+        want = _solve(
+            lambda z: _kl(*_unpack(z[:n_par], d), mu0, S0) + pen(z[n_par]),
+            [
+                {"type": "ineq", "fun": lambda z: z[n_par] - loss(z[:n_par])},
+                {"type": "ineq", "fun": lambda z: z[n_par]},
+            ],
+            mu0,
+            S0,
+            extra=1,
+        )
         rule, b = (4 if kind == "SCW-I" else 5), C
     _assert_close(_closed_form(rule, mu0, S0, x, y, phi, b), want)
 
 
 def test_no_update_when_the_margin_suffices():
-    assert coefficients(0, 1.0, 2.0, 1.0, 0.0) == (0.0, 0.0)       # AROW at margin 1
-    assert coefficients(1, 0.0, 0.5, 1.0, 0.0) == (0.0, 0.0)       # NAROW with v <= 1/b
+    assert coefficients(0, 1.0, 2.0, 1.0, 0.0) == (0.0, 0.0)  # AROW at margin 1
+    assert coefficients(1, 0.0, 0.5, 1.0, 0.0) == (0.0, 0.0)  # NAROW with v <= 1/b
     phi = norm.ppf(0.8)
-    assert coefficients(3, phi * 2.0, 4.0, phi, 0.0) == (0.0, 0.0)  # CW: m = phi sqrt(v)
+    assert coefficients(3, phi * 2.0, 4.0, phi, 0.0) == (
+        0.0,
+        0.0,
+    )  # CW: m = phi sqrt(v)
 
 
 def test_nherd_shrinks_as_herding():
@@ -145,14 +179,25 @@ def test_nherd_shrinks_as_herding():
     assert np.allclose(S1, A @ S0 @ A.T, atol=1e-12)
 
 
-@pytest.mark.parametrize("make", [lambda: AROW(r=0.5), lambda: NAROW(b=5.0), lambda: NormalHerd(C=1.0),
-                                  lambda: ConfidenceWeighted(eta=0.8), lambda: SCW("I", C=1.0),
-                                  lambda: SCW("II", C=1.0), lambda: SecondOrderPerceptron()])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: AROW(r=0.5),
+        lambda: NAROW(b=5.0),
+        lambda: NormalHerd(C=1.0),
+        lambda: ConfidenceWeighted(eta=0.8),
+        lambda: SCW("I", C=1.0),
+        lambda: SCW("II", C=1.0),
+        lambda: SecondOrderPerceptron(),
+    ],
+)
 def test_learners_run_and_stay_finite(make):
     X, y, _ = olbook.data.make_separable(300, 6, margin=0.05, random_state=2)
     clf = make().fit(X, y)
     assert np.all(np.isfinite(clf.coef_)) and clf.n_updates_ >= 1
-    assert set(np.unique(clf.predict(X))) <= {-1, 1} and clf.predict(X).dtype == np.int64
+    assert (
+        set(np.unique(clf.predict(X))) <= {-1, 1} and clf.predict(X).dtype == np.int64
+    )
     before = clf.coef_.copy()
     with pytest.raises(ValueError):
         clf.partial_fit(np.full((2, 6), np.nan), [1, -1])
@@ -162,7 +207,12 @@ def test_learners_run_and_stay_finite(make):
 def test_covariance_stays_positive_definite():
     X, y = olbook.data.load_binary("breast_cancer")
     X = (X - X.mean(0)) / X.std(0)
-    for clf in [AROW(r=1.0), ConfidenceWeighted(eta=0.9), SCW("II", C=1.0), NormalHerd(C=1.0)]:
+    for clf in [
+        AROW(r=1.0),
+        ConfidenceWeighted(eta=0.9),
+        SCW("II", C=1.0),
+        NormalHerd(C=1.0),
+    ]:
         clf.fit(X, y)
         eig = np.linalg.eigvalsh(clf.covariance_)
         assert eig.min() > 0, type(clf).__name__
@@ -181,24 +231,41 @@ def test_sop_prediction_is_the_sherman_morrison_form():
 
 def test_bad_parameters():
     X, y = np.eye(2), [1, -1]
-    for bad in [AROW(r=0.0), NAROW(b=-1.0), NormalHerd(C=0.0), ConfidenceWeighted(eta=0.4),
-                ConfidenceWeighted(eta=1.0), SCW("III"), SCW("I", C=0.0), AROW(a=0.0),
-                SecondOrderPerceptron(a=0.0)]:
+    for bad in [
+        AROW(r=0.0),
+        NAROW(b=-1.0),
+        NormalHerd(C=0.0),
+        ConfidenceWeighted(eta=0.4),
+        ConfidenceWeighted(eta=1.0),
+        SCW("III"),
+        SCW("I", C=0.0),
+        AROW(a=0.0),
+        SecondOrderPerceptron(a=0.0),
+    ]:
         with pytest.raises(ValueError):
             bad.fit(X, y)
 
 
-@pytest.mark.parametrize("make", [lambda d: AROW(r=0.7, diagonal=d), lambda d: NAROW(b=5.0, diagonal=d),
-                                  lambda d: NormalHerd(C=0.8, diagonal=d),
-                                  lambda d: ConfidenceWeighted(eta=0.85, diagonal=d),
-                                  lambda d: SCW("I", C=0.8, diagonal=d), lambda d: SCW("II", C=0.8, diagonal=d)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: AROW(r=0.7, diagonal=d),
+        lambda d: NAROW(b=5.0, diagonal=d),
+        lambda d: NormalHerd(C=0.8, diagonal=d),
+        lambda d: ConfidenceWeighted(eta=0.85, diagonal=d),
+        lambda d: SCW("I", C=0.8, diagonal=d),
+        lambda d: SCW("II", C=0.8, diagonal=d),
+    ],
+)
 def test_diagonal_is_the_full_learner_on_axis_aligned_data(make):
     # Examples that each have a single nonzero coordinate keep the full covariance diagonal,
     # so the diagonal learner must make exactly the same updates.
     rng = np.random.default_rng(5)
     n, d = 200, 6
     X = np.zeros((n, d))
-    X[np.arange(n), rng.integers(0, d, n)] = rng.uniform(0.5, 1.5, n) * rng.choice([-1.0, 1.0], n)
+    X[np.arange(n), rng.integers(0, d, n)] = rng.uniform(0.5, 1.5, n) * rng.choice(
+        [-1.0, 1.0], n
+    )
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
     full, diag = make(False).fit(X, y), make(True).fit(X, y)
     assert np.allclose(full.coef_, diag.coef_, rtol=1e-13, atol=0)
@@ -210,21 +277,47 @@ def test_diagonal_stays_positive_on_long_streams():
     rng = np.random.default_rng(6)
     X = rng.standard_normal((100_000, 20))
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(100_000) > 0, 1.0, -1.0)
-    for clf in [AROW(diagonal=True), NormalHerd(diagonal=True), SCW("II", diagonal=True)]:
+    for clf in [
+        AROW(diagonal=True),
+        NormalHerd(diagonal=True),
+        SCW("II", diagonal=True),
+    ]:
         clf.fit(X, y)
-        assert clf.covariance_.shape == (20,) and clf.covariance_.min() > 0 and np.all(np.isfinite(clf.coef_))
-    cw = ConfidenceWeighted(diagonal=True).fit(X, y)  # its variance collapses (see its docstring)
-    assert np.all(np.isfinite(cw.coef_)) and np.all(np.isfinite(cw._precision)) and cw._precision.min() > 0
+        assert (
+            clf.covariance_.shape == (20,)
+            and clf.covariance_.min() > 0
+            and np.all(np.isfinite(clf.coef_))
+        )
+    cw = ConfidenceWeighted(diagonal=True).fit(
+        X, y
+    )  # its variance collapses (see its docstring)
+    assert (
+        np.all(np.isfinite(cw.coef_))
+        and np.all(np.isfinite(cw._precision))
+        and cw._precision.min() > 0
+    )
 
 
 def test_full_covariance_stays_symmetric_positive_definite_on_1e5_examples():
     rng = np.random.default_rng(7)
     X = rng.standard_normal((100_000, 10))
     y = np.where(X @ np.arange(1, 11) + 3 * rng.standard_normal(100_000) > 0, 1.0, -1.0)
-    for clf in [AROW(r=1.0), SCW("I", C=1.0), SCW("II", C=1.0), NormalHerd(C=1.0), NAROW(b=2.0)]:
+    for clf in [
+        AROW(r=1.0),
+        SCW("I", C=1.0),
+        SCW("II", C=1.0),
+        NormalHerd(C=1.0),
+        NAROW(b=2.0),
+    ]:
         S = clf.fit(X, y).covariance_
         assert np.array_equal(S, S.T), type(clf).__name__
         assert np.linalg.eigvalsh(S).min() > 0, type(clf).__name__
-    cw = ConfidenceWeighted(eta=0.9).fit(X, y)  # the precision's factor stays finite and nonsingular
+    cw = ConfidenceWeighted(eta=0.9).fit(
+        X, y
+    )  # the precision's factor stays finite and nonsingular
     L = cw._precision
-    assert np.all(np.isfinite(L)) and np.all(np.diag(L) > 0) and np.all(np.isfinite(cw.coef_))
+    assert (
+        np.all(np.isfinite(L))
+        and np.all(np.diag(L) > 0)
+        and np.all(np.isfinite(cw.coef_))
+    )

@@ -29,7 +29,11 @@ def public_estimator_classes() -> list[type]:
     found = []
     for name in sorted(olbook.__all__):
         obj = getattr(olbook, name)
-        if inspect.isclass(obj) and issubclass(obj, BaseEstimator) and not inspect.isabstract(obj):
+        if (
+            inspect.isclass(obj)
+            and issubclass(obj, BaseEstimator)
+            and not inspect.isabstract(obj)
+        ):
             found.append(obj)
     return found
 
@@ -59,12 +63,19 @@ _ZERO_ROWS = (
 
 #: check name -> reason, per estimator class: the documented design decisions.
 EXPECTED_FAILURES: dict[type, dict[str, str]] = {
-    olbook.ROMMA: {"check_classifiers_train": _ONE_PASS.format(
-        "0.830 (0.87 after two passes)")},
-    olbook.ConfidenceWeighted: {"check_classifiers_train": _ONE_PASS.format(
-        "0.805, also after 20 passes (0.92 with fit_intercept=True)")},
-    olbook.IELLIP: {"check_classifiers_train": _ONE_PASS.format(
-        "0.790, also after 5 passes: c decays by the factor b every round (LIBOL's schedule)")},
+    olbook.ROMMA: {
+        "check_classifiers_train": _ONE_PASS.format("0.830 (0.87 after two passes)")
+    },
+    olbook.ConfidenceWeighted: {
+        "check_classifiers_train": _ONE_PASS.format(
+            "0.805, also after 20 passes (0.92 with fit_intercept=True)"
+        )
+    },
+    olbook.IELLIP: {
+        "check_classifiers_train": _ONE_PASS.format(
+            "0.790, also after 5 passes: c decays by the factor b every round (LIBOL's schedule)"
+        )
+    },
     olbook.NormalizedPerceptron: {
         "check_estimators_dtypes": _ZERO_ROWS,
         "check_estimator_sparse_array": _ZERO_ROWS,
@@ -80,7 +91,15 @@ def expected_failed_checks(estimator) -> dict[str, str]:
 
 def test_every_estimator_is_found():
     names = {cls.__name__ for cls in public_estimator_classes()}
-    assert {"Perceptron", "Pocket", "SVM", "AdaBoost", "MulticlassPA", "NORMA", "Forgetron"} <= names
+    assert {
+        "Perceptron",
+        "Pocket",
+        "SVM",
+        "AdaBoost",
+        "MulticlassPA",
+        "NORMA",
+        "Forgetron",
+    } <= names
     assert len(names) >= 25
 
 
@@ -90,7 +109,9 @@ def test_sklearn_compatible_estimator(estimator, check):
 
 
 def _breast_cancer():
-    from sklearn.datasets import load_breast_cancer  # bundled with scikit-learn: no network
+    from sklearn.datasets import (
+        load_breast_cancer,
+    )  # bundled with scikit-learn: no network
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_breast_cancer(return_X_y=True)
@@ -119,7 +140,9 @@ def test_scikit_learn_data_and_cross_validation(est):
     assert np.array_equal(by_name.predict(X) == "malignant", pred == 0)
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # iris is not separable
+@pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning"
+)  # iris is not separable
 @pytest.mark.parametrize("cls", [olbook.MulticlassPerceptron, olbook.MulticlassPA])
 def test_multiclass_on_iris(cls):
     from sklearn.datasets import load_iris

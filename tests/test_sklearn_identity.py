@@ -29,9 +29,21 @@ def _both_classes(y):
 def _datasets():
     for seed in range(3):
         rng = np.random.default_rng(100 + seed)
-        yield f"separable{seed}", *make_separable(50, 2 + seed, margin=0.02, radius=3.0, random_state=seed)[:2]
-        yield f"noisy{seed}", *make_noisy(60, 3 + seed, margin=0.1, flip=0.15, random_state=seed)[:2]
-        yield f"gaussian{seed}", rng.standard_normal((70, 4 + seed)), _both_classes(rng.choice([-1.0, 1.0], 70))
+        yield (
+            f"separable{seed}",
+            *make_separable(50, 2 + seed, margin=0.02, radius=3.0, random_state=seed)[
+                :2
+            ],
+        )
+        yield (
+            f"noisy{seed}",
+            *make_noisy(60, 3 + seed, margin=0.1, flip=0.15, random_state=seed)[:2],
+        )
+        yield (
+            f"gaussian{seed}",
+            rng.standard_normal((70, 4 + seed)),
+            _both_classes(rng.choice([-1.0, 1.0], 70)),
+        )
         yield (
             f"integers{seed}",
             rng.integers(-6, 7, size=(50, 3 + seed)).astype(float),
@@ -49,12 +61,19 @@ IDS = [d[0] for d in DATASETS]
 def test_perceptron_is_sklearn_perceptron(name, X, y, epochs, fit_intercept):
     ours = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     theirs = SkPerceptron(
-        shuffle=False, max_iter=epochs, tol=None, eta0=1.0, alpha=0.0, fit_intercept=fit_intercept
+        shuffle=False,
+        max_iter=epochs,
+        tol=None,
+        eta0=1.0,
+        alpha=0.0,
+        fit_intercept=fit_intercept,
     ).fit(X, y)
     assert np.array_equal(ours.coef_, theirs.coef_[0])
     assert ours.intercept_ == theirs.intercept_[0]
     assert np.array_equal(ours.predict(X), theirs.predict(X))
-    assert np.allclose(ours.decision_function(X), theirs.decision_function(X), rtol=1e-12, atol=1e-12)
+    assert np.allclose(
+        ours.decision_function(X), theirs.decision_function(X), rtol=1e-12, atol=1e-12
+    )
     rng = np.random.default_rng(0)
     Xt = rng.standard_normal((30, X.shape[1])) * 3
     assert np.array_equal(ours.predict(Xt), theirs.predict(Xt))
@@ -65,7 +84,9 @@ def test_perceptron_is_sklearn_perceptron(name, X, y, epochs, fit_intercept):
 @pytest.mark.parametrize("epochs", [1, 2, 5, 20])
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_averaged_is_sklearn_sgd_average(name, X, y, epochs, fit_intercept):
-    ours = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
+    ours = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(
+        X, y
+    )
     theirs = SGDClassifier(
         loss="perceptron",
         learning_rate="constant",
@@ -79,4 +100,6 @@ def test_averaged_is_sklearn_sgd_average(name, X, y, epochs, fit_intercept):
     ).fit(X, y)
     assert np.allclose(ours.coef_, theirs.coef_[0], rtol=1e-10, atol=1e-12)
     assert np.allclose(ours.intercept_, theirs.intercept_[0], rtol=1e-10, atol=1e-12)
-    assert np.allclose(ours.decision_function(X), theirs.decision_function(X), rtol=1e-9, atol=1e-9)
+    assert np.allclose(
+        ours.decision_function(X), theirs.decision_function(X), rtol=1e-9, atol=1e-9
+    )

@@ -41,7 +41,9 @@ SPARSE_LEARNERS = {
     "pa1-b": lambda: PassiveAggressive("PA-I", C=0.3, fit_intercept=True, max_iter=2),
     "pa2": lambda: PassiveAggressive("PA-II", C=2.0),
     "ogd-hinge": lambda: OGDClassifier(max_iter=2),
-    "ogd-logistic": lambda: OGDClassifier(loss="logistic", schedule="constant", eta0=0.1),
+    "ogd-logistic": lambda: OGDClassifier(
+        loss="logistic", schedule="constant", eta0=0.1
+    ),
     "arow-diag": lambda: AROW(r=0.5, diagonal=True),
     "arow-diag-b": lambda: AROW(diagonal=True, fit_intercept=True, max_iter=2),
     "narow-diag": lambda: NAROW(b=2.0, diagonal=True),
@@ -67,7 +69,9 @@ def _sparse_data(n=300, d=40, density=0.15, seed=0, empty_row=True):
     X = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-3, 4, size=(n, d))
     X[rng.random((n, d)) > density] = 0.0
     if empty_row:
-        X[5] = 0.0  # an empty row (the normalized perceptron refuses it: it has no direction)
+        X[5] = (
+            0.0  # an empty row (the normalized perceptron refuses it: it has no direction)
+        )
     else:
         X[:, 0] += 1.0  # no empty row
     X[:, 3] = 0.0  # an empty column
@@ -78,8 +82,12 @@ def _sparse_data(n=300, d=40, density=0.15, seed=0, empty_row=True):
 
 
 def _state(clf) -> dict:
-    out = {"coef": clf.coef_, "intercept": np.asarray(clf.intercept_), "mistakes": clf.trace_.mistakes,
-           "updates": clf.trace_.updates}
+    out = {
+        "coef": clf.coef_,
+        "intercept": np.asarray(clf.intercept_),
+        "mistakes": clf.trace_.mistakes,
+        "updates": clf.trace_.updates,
+    }
     for name in ("covariance_", "vectors_", "counts_", "last_coef_", "t_"):
         if hasattr(clf, name):
             out[name] = np.asarray(getattr(clf, name))
@@ -104,7 +112,10 @@ def test_csr_gives_the_bits_of_the_dense_path(name):
     assert dense.n_updates_ > 0
     Xt, _ = _sparse_data(n=50, seed=99, empty_row="normalized" not in name)
     for model in (dense, sparse):  # both models score dense and CSR test data alike
-        s_dense, s_csr = model.decision_function(Xt), model.decision_function(sp.csr_matrix(Xt))
+        s_dense, s_csr = (
+            model.decision_function(Xt),
+            model.decision_function(sp.csr_matrix(Xt)),
+        )
         assert np.array_equal(s_dense, s_csr)
         assert np.array_equal(model.predict(Xt), model.predict(sp.csr_matrix(Xt)))
     assert np.array_equal(dense.decision_function(Xt), sparse.decision_function(Xt))
@@ -137,7 +148,9 @@ def test_non_canonical_csr_is_summed_and_sorted_first():
             indices += [C.indices[p]] * 2
             data += [C.data[p] * 0.5, C.data[p] * 0.5]  # exact halves
         indptr.append(len(data))
-    M = sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=C.shape)
+    M = sp.csr_matrix(
+        (np.array(data), np.array(indices), np.array(indptr)), shape=C.shape
+    )
     assert not M.has_canonical_format
     clf = Perceptron().fit(M, y)
     assert np.array_equal(clf.coef_, ref.coef_)
@@ -167,8 +180,13 @@ def test_full_covariance_refuses_sparse_but_its_diagonal_variant_takes_it():
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_non_finite_sparse_values_are_refused_and_state_kept(bad):
     X, y = _sparse_data(seed=7, empty_row=False)
-    for make in (SPARSE_LEARNERS["pa1-b"], SPARSE_LEARNERS["ogd-hinge"], SPARSE_LEARNERS["arow-diag"],
-                 SPARSE_LEARNERS["perceptron"], SPARSE_LEARNERS["normalized"]):
+    for make in (
+        SPARSE_LEARNERS["pa1-b"],
+        SPARSE_LEARNERS["ogd-hinge"],
+        SPARSE_LEARNERS["arow-diag"],
+        SPARSE_LEARNERS["perceptron"],
+        SPARSE_LEARNERS["normalized"],
+    ):
         clf = make().partial_fit(sp.csr_matrix(X[:100]), y[:100])
         before = (clf.coef_.copy(), clf.trace_.n_rounds)
         Z = sp.csr_matrix(X[100:]).copy()
@@ -183,14 +201,24 @@ def test_a_million_features_cost_memory_in_nnz_not_in_n_times_d():
     rng = np.random.default_rng(8)
     n, d, k = 1000, 10**6, 20
     indices = np.sort(rng.choice(d, size=(n, k), replace=True), axis=1)
-    X = sp.csr_matrix((rng.standard_normal(n * k), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, d))
+    X = sp.csr_matrix(
+        (rng.standard_normal(n * k), indices.ravel(), np.arange(0, n * k + 1, k)),
+        shape=(n, d),
+    )
     X.sum_duplicates()
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
-    for make in (Perceptron, lambda: PassiveAggressive("PA-I"), OGDClassifier, lambda: AROW(diagonal=True)):
+    for make in (
+        Perceptron,
+        lambda: PassiveAggressive("PA-I"),
+        OGDClassifier,
+        lambda: AROW(diagonal=True),
+    ):
         make().fit(X[:10], y[:10])  # compile first
         tracemalloc.start()
         clf = make().fit(X, y)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert clf.coef_.shape == (d,)
-        assert peak < 20 * 8 * d + 100 * n  # a few vectors of length d (AROW: mean and factor), not n * d
+        assert (
+            peak < 20 * 8 * d + 100 * n
+        )  # a few vectors of length d (AROW: mean and factor), not n * d

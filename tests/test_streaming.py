@@ -61,20 +61,48 @@ LEARNERS = {
     "scw2-diag": lambda: SCW("II", diagonal=True),
 }
 
-SPARSE = ["perceptron", "normalized", "voted", "pa", "pa1", "pa2", "ogd", "ogd-logistic", "arow-diag", "cw-diag",
-          "scw2-diag"]
+SPARSE = [
+    "perceptron",
+    "normalized",
+    "voted",
+    "pa",
+    "pa1",
+    "pa2",
+    "ogd",
+    "ogd-logistic",
+    "arow-diag",
+    "cw-diag",
+    "scw2-diag",
+]
 
 #: chunk boundaries: a chunk of one example, uneven sizes, the last one short
 CUTS = [0, 1, 40, 41, 170, 333, 400]
 
-STATE = ("coef_", "intercept_", "covariance_", "last_coef_", "last_intercept_", "vectors_", "intercepts_",
-         "counts_", "k_", "t_", "c_", "mistakes_", "n_updates_")
+STATE = (
+    "coef_",
+    "intercept_",
+    "covariance_",
+    "last_coef_",
+    "last_intercept_",
+    "vectors_",
+    "intercepts_",
+    "counts_",
+    "k_",
+    "t_",
+    "c_",
+    "mistakes_",
+    "n_updates_",
+)
 
 
 def _data(n=400, d=12, seed=0):
     rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-2, 3, size=(n, d))  # sums that round
-    y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.integers(
+        -2, 3, size=(n, d)
+    )  # sums that round
+    y = np.where(
+        X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0
+    )
     return X, y
 
 
@@ -82,7 +110,9 @@ def _assert_same_state(a, b, exclude=()):
     compared = 0
     for name in STATE:
         if hasattr(a, name) and name not in exclude:
-            assert np.array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name))), name
+            assert np.array_equal(
+                np.asarray(getattr(a, name)), np.asarray(getattr(b, name))
+            ), name
             compared += 1
     assert np.array_equal(a.trace_.mistakes, b.trace_.mistakes)
     assert np.array_equal(a.trace_.updates, b.trace_.updates)
@@ -146,7 +176,9 @@ def _svmlight_chunks(path, n_features, chunk_bytes):
     """
     size = os.path.getsize(path)
     for offset in range(0, size, chunk_bytes):
-        X, y = load_svmlight_file(path, n_features=n_features, offset=offset, length=chunk_bytes)
+        X, y = load_svmlight_file(
+            path, n_features=n_features, offset=offset, length=chunk_bytes
+        )
         if X.shape[0]:
             yield X, y
 

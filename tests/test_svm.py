@@ -61,14 +61,26 @@ def sk_svc(kernel, C, **kw):
     if isinstance(kernel, type(kernels.gaussian(1.0))):
         return SVC(kernel="rbf", gamma=kernel.gamma, C=C, tol=1e-8, **kw)
     if isinstance(kernel, type(kernels.polynomial(2, 1.0))):
-        return SVC(kernel="poly", degree=kernel.degree, coef0=kernel.coef0, gamma=1.0, C=C, tol=1e-8, **kw)
+        return SVC(
+            kernel="poly",
+            degree=kernel.degree,
+            coef0=kernel.coef0,
+            gamma=1.0,
+            C=C,
+            tol=1e-8,
+            **kw,
+        )
     raise AssertionError(kernel)
 
 
 # --- agreement with SVC -----------------------------------------------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
-@pytest.mark.parametrize("kernel", [kernels.linear, kernels.gaussian(0.5), kernels.polynomial(3, 1.0)], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [kernels.linear, kernels.gaussian(0.5), kernels.polynomial(3, 1.0)],
+    ids=repr,
+)
 def test_soft_margin_matches_svc(seed, C, kernel):
     X, y = noisy(seed)
     ours = olbook.SVM(kernel, C=C, tol=1e-8).fit(X, y)
@@ -76,8 +88,13 @@ def test_soft_margin_matches_svc(seed, C, kernel):
     assert_same_decisions(ours, X, sk)
     Xt = np.random.default_rng(100 + seed).normal(size=(50, 2))
     assert_same_decisions(ours, Xt, sk)
-    assert np.array_equal(ours.predict(Xt), sk.predict(Xt)) or np.min(np.abs(sk.decision_function(Xt))) < 1e-4
-    assert ours.intercept_ == pytest.approx(float(sk.intercept_[0]), abs=1e-4 * max(1.0, abs(sk.intercept_[0])))
+    assert (
+        np.array_equal(ours.predict(Xt), sk.predict(Xt))
+        or np.min(np.abs(sk.decision_function(Xt))) < 1e-4
+    )
+    assert ours.intercept_ == pytest.approx(
+        float(sk.intercept_[0]), abs=1e-4 * max(1.0, abs(sk.intercept_[0]))
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
@@ -85,7 +102,9 @@ def test_hard_margin_matches_svc_linear_and_rbf(seed):
     X, y = separable(seed)
     for kernel in (kernels.linear, kernels.gaussian(0.5)):
         ours = olbook.SVM(kernel, tol=1e-8).fit(X, y)
-        assert np.max(np.abs(ours.dual_coef_)) < BIG_C / 10  # so SVC's large C is the hard margin
+        assert (
+            np.max(np.abs(ours.dual_coef_)) < BIG_C / 10
+        )  # so SVC's large C is the hard margin
         sk = sk_svc(kernel, BIG_C).fit(X, y)
         assert_same_decisions(ours, X, sk)
         assert set(ours.support_) == set(sk.support_)
@@ -99,7 +118,12 @@ def test_hard_margin_matches_svc_linear_and_rbf(seed):
         # ... while olbook's solve the KKT system on the support vectors (all on the margin):
         # [K_SS 1; 1' 0] [c; b] = [y_S; 0].
         S = ours.support_
-        A = np.block([[kernel(X[S]), np.ones((S.size, 1))], [np.ones((1, S.size)), np.zeros((1, 1))]])
+        A = np.block(
+            [
+                [kernel(X[S]), np.ones((S.size, 1))],
+                [np.ones((1, S.size)), np.zeros((1, 1))],
+            ]
+        )
         sol = np.linalg.solve(A, np.r_[y[S], 0.0])
         np.testing.assert_allclose(ours.dual_coef_[0], sol[:-1], rtol=1e-6, atol=1e-9)
         assert ours.intercept_ == pytest.approx(sol[-1], rel=1e-6, abs=1e-9)
@@ -151,19 +175,34 @@ def test_hard_margin_equals_scipy_qp(seed):
     def objective(v):
         return 0.5 * v[:-1] @ v[:-1]
 
-    cons = {"type": "ineq", "fun": lambda v: y * (X @ v[:-1] + v[-1]) - 1.0, "jac": lambda v: y[:, None] * np.hstack(
-        [X, np.ones((X.shape[0], 1))])}
-    res = minimize(objective, np.zeros(X.shape[1] + 1), jac=lambda v: np.r_[v[:-1], 0.0], constraints=[cons],
-                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    cons = {
+        "type": "ineq",
+        "fun": lambda v: y * (X @ v[:-1] + v[-1]) - 1.0,
+        "jac": lambda v: y[:, None] * np.hstack([X, np.ones((X.shape[0], 1))]),
+    }
+    res = minimize(
+        objective,
+        np.zeros(X.shape[1] + 1),
+        jac=lambda v: np.r_[v[:-1], 0.0],
+        constraints=[cons],
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     assert res.success
     w, b = res.x[:-1], res.x[-1]
     np.testing.assert_allclose(ours.coef_, w, rtol=1e-5, atol=1e-6)
     assert ours.intercept_ == pytest.approx(b, rel=1e-5, abs=1e-6)
     assert ours.margin_ == pytest.approx(1.0 / np.linalg.norm(w), rel=1e-5)
-    assert ours.margin_ == pytest.approx(olbook.margin(X, y, ours.coef_, ours.intercept_), rel=1e-6)
+    assert ours.margin_ == pytest.approx(
+        olbook.margin(X, y, ours.coef_, ours.intercept_), rel=1e-6
+    )
 
 
-@pytest.mark.parametrize("kernel", [kernels.linear, kernels.gaussian(1.0), kernels.polynomial(2, 1.0)], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [kernels.linear, kernels.gaussian(1.0), kernels.polynomial(2, 1.0)],
+    ids=repr,
+)
 @pytest.mark.parametrize("C", [None, 0.5, 5.0])
 def test_kkt_conditions(kernel, C):
     X, y = separable(11) if C is None else noisy(11)
@@ -200,7 +239,9 @@ def test_attributes_linear_and_rbf():
     assert np.array_equal(m.support_vectors_, X[m.support_])
     np.testing.assert_allclose(m.coef_, m.dual_coef_[0] @ X[m.support_], rtol=1e-12)
     assert m.coef_.shape == (2,) and isinstance(m.intercept_, float) and m.n_iter_ >= 1
-    np.testing.assert_allclose(m.decision_function(X), X @ m.coef_ + m.intercept_, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        m.decision_function(X), X @ m.coef_ + m.intercept_, rtol=1e-10, atol=1e-10
+    )
     assert m.score(X, y) == 1.0 and np.array_equal(m.predict(X), y)
     r = olbook.SVM(kernels.gaussian(1.0)).fit(X, y)
     with pytest.raises(AttributeError, match="linear kernel"):
@@ -217,7 +258,9 @@ def test_decision_function_in_chunks(monkeypatch):
     whole = m.decision_function(Xt)
     monkeypatch.setattr(svm_module, "_CHUNK", 5)
     assert np.array_equal(m.decision_function(Xt), whole)
-    direct = kernels.gaussian(1.0)(Xt, m.support_vectors_) @ m.dual_coef_[0] + m.intercept_
+    direct = (
+        kernels.gaussian(1.0)(Xt, m.support_vectors_) @ m.dual_coef_[0] + m.intercept_
+    )
     np.testing.assert_allclose(whole, direct, rtol=1e-10, atol=1e-12)
 
 
@@ -240,7 +283,11 @@ def test_hard_margin_non_separable_raises():
     # The same point with both labels: no kernel separates it.
     Xd = np.vstack([X, X[:1]])
     yd = np.r_[y, -y[:1]]
-    for k in (kernels.gaussian(1.0), kernels.laplacian(1.0), kernels.polynomial(3, 1.0)):
+    for k in (
+        kernels.gaussian(1.0),
+        kernels.laplacian(1.0),
+        kernels.polynomial(3, 1.0),
+    ):
         with pytest.raises(ValueError, match="not separable"):
             olbook.SVM(k).fit(Xd, yd)
         olbook.SVM(k, C=1.0).fit(Xd, yd)  # the soft margin is fine
@@ -295,8 +342,15 @@ def test_invalid_parameters_leave_state_unchanged(params, match):
     m.set_params(**params)
     with pytest.raises(ValueError, match=match):
         m.fit(X, y)
-    m.set_params(kernel=kernels.gaussian(1.0), C=1.0, tol=1e-6, max_iter=None, fit_intercept=True,
-                 cache_size=200.0, shrinking=True)
+    m.set_params(
+        kernel=kernels.gaussian(1.0),
+        C=1.0,
+        tol=1e-6,
+        max_iter=None,
+        fit_intercept=True,
+        cache_size=200.0,
+        shrinking=True,
+    )
     assert_same_state(before, m)
 
 
@@ -330,18 +384,27 @@ def test_invalid_data_leaves_state_unchanged():
 def test_sklearn_conventions():
     m = olbook.SVM(kernels.gaussian(0.5), C=2.0)
     assert m.get_params() == {
-        "kernel": kernels.gaussian(0.5), "C": 2.0, "tol": 1e-6, "fit_intercept": True, "max_iter": None,
-        "cache_size": 200.0, "shrinking": True,
+        "kernel": kernels.gaussian(0.5),
+        "C": 2.0,
+        "tol": 1e-6,
+        "fit_intercept": True,
+        "max_iter": None,
+        "cache_size": 200.0,
+        "shrinking": True,
     }
     c = clone(m)
     assert c.kernel == m.kernel and c.C == 2.0
     assert clone(olbook.SVM()).kernel is kernels.linear
     assert "gaussian(gamma=0.5)" in repr(m)
     X, y = noisy(4)
-    assert np.array_equal(clone(m).fit(X, y).decision_function(X), m.fit(X, y).decision_function(X))
+    assert np.array_equal(
+        clone(m).fit(X, y).decision_function(X), m.fit(X, y).decision_function(X)
+    )
     # a custom callable kernel works too
     k = olbook.SVM(lambda A, B: kernels.gaussian(0.5)(A, B), C=2.0).fit(X, y)
-    np.testing.assert_allclose(k.decision_function(X), m.decision_function(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        k.decision_function(X), m.decision_function(X), rtol=1e-12, atol=1e-12
+    )
 
 
 # --- no intercept: the program min ||w||^2 s.t. y_i w.x_i >= 1 -----------------------------
@@ -351,33 +414,57 @@ def test_hard_margin_through_origin_equals_scipy_qp(seed):
     assert olbook.is_linearly_separable(X, y, fit_intercept=False)
     ours = olbook.SVM(fit_intercept=False).fit(X, y)
     assert ours.intercept_ == 0.0
-    res = minimize(lambda w: 0.5 * w @ w, np.zeros(3), jac=lambda w: w, method="SLSQP",
-                   constraints=[{"type": "ineq", "fun": lambda w: y * (X @ w) - 1.0, "jac": lambda w: y[:, None] * X}],
-                   options={"ftol": 1e-14, "maxiter": 1000})
+    res = minimize(
+        lambda w: 0.5 * w @ w,
+        np.zeros(3),
+        jac=lambda w: w,
+        method="SLSQP",
+        constraints=[
+            {
+                "type": "ineq",
+                "fun": lambda w: y * (X @ w) - 1.0,
+                "jac": lambda w: y[:, None] * X,
+            }
+        ],
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     assert res.success
     np.testing.assert_allclose(ours.coef_, res.x, rtol=1e-5, atol=1e-6)
     assert ours.margin_ == pytest.approx(olbook.margin(X, y, ours.coef_), rel=1e-6)
     assert ours.margin_ == pytest.approx(1 / np.linalg.norm(res.x), rel=1e-5)
 
 
-@pytest.mark.parametrize("kernel", [kernels.linear, kernels.gaussian(1.0), kernels.polynomial(2, 1.0)], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [kernels.linear, kernels.gaussian(1.0), kernels.polynomial(2, 1.0)],
+    ids=repr,
+)
 @pytest.mark.parametrize("C", [None, 0.5, 5.0])
 def test_no_intercept_matches_bounded_dual_and_kkt(kernel, C):
     X, y = noisy(5, n=40)
     if C is None:
         X, y = separable(5, n=30)
         X = X + np.array([0.3, -0.2])
-        assert svm_module.separable_in_feature_space(kernels.gram(kernel, X), y, fit_intercept=False)
+        assert svm_module.separable_in_feature_space(
+            kernels.gram(kernel, X), y, fit_intercept=False
+        )
     m = olbook.SVM(kernel, C=C, fit_intercept=False, tol=1e-9).fit(X, y)
     alpha = np.zeros(X.shape[0])
     alpha[m.support_] = m.dual_coef_[0] * y[m.support_]
     Q = y[:, None] * y[None, :] * kernels.gram(kernel, X)
     Cv = np.inf if C is None else C
-    res = minimize(lambda a: 0.5 * a @ Q @ a - a.sum(), np.zeros(X.shape[0]), jac=lambda a: Q @ a - 1.0,
-                   method="L-BFGS-B", bounds=[(0.0, None if C is None else C)] * X.shape[0],
-                   options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10000})
+    res = minimize(
+        lambda a: 0.5 * a @ Q @ a - a.sum(),
+        np.zeros(X.shape[0]),
+        jac=lambda a: Q @ a - 1.0,
+        method="L-BFGS-B",
+        bounds=[(0.0, None if C is None else C)] * X.shape[0],
+        options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10000},
+    )
     ours_obj = 0.5 * alpha @ Q @ alpha - alpha.sum()
-    assert ours_obj <= res.fun + 1e-7 * max(1.0, abs(res.fun))  # at least as good as L-BFGS-B
+    assert ours_obj <= res.fun + 1e-7 * max(
+        1.0, abs(res.fun)
+    )  # at least as good as L-BFGS-B
     assert ours_obj == pytest.approx(res.fun, rel=1e-5)
     yf = y * m.decision_function(X)
     assert np.all(yf[alpha == 0] >= 1 - 1e-6)
@@ -393,7 +480,9 @@ def test_no_intercept_non_separable_and_one_class():
     assert olbook.SVM().fit(X, y).score(X, y) == 1.0  # with an intercept: fine
     with pytest.raises(ValueError, match="through the origin"):
         olbook.SVM(fit_intercept=False).fit(X, y)
-    m = olbook.SVM(fit_intercept=False).fit(X, np.ones(2))  # one class is fine without intercept
+    m = olbook.SVM(fit_intercept=False).fit(
+        X, np.ones(2)
+    )  # one class is fine without intercept
     assert m.coef_[0] == pytest.approx(1.0) and m.margin_ == pytest.approx(1.0)
     with pytest.raises(ValueError, match="both"):
         olbook.SVM().fit(X, np.ones(2))
@@ -405,12 +494,24 @@ def test_random_hard_margin_equals_scipy_qp(seed, n, d):
     X, y = separable(seed, n=n, d=d, gap=0.2)
     ours = olbook.SVM().fit(X, y)
     A = y[:, None] * np.hstack([X, np.ones((X.shape[0], 1))])
-    res = minimize(lambda v: 0.5 * v[:-1] @ v[:-1], np.zeros(d + 1), jac=lambda v: np.r_[v[:-1], 0.0],
-                   constraints=[{"type": "ineq", "fun": lambda v: A @ v - 1.0, "jac": lambda v: A}],
-                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    res = minimize(
+        lambda v: 0.5 * v[:-1] @ v[:-1],
+        np.zeros(d + 1),
+        jac=lambda v: np.r_[v[:-1], 0.0],
+        constraints=[
+            {"type": "ineq", "fun": lambda v: A @ v - 1.0, "jac": lambda v: A}
+        ],
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     assert res.success
     assert ours.margin_ == pytest.approx(1.0 / np.linalg.norm(res.x[:-1]), rel=1e-5)
-    np.testing.assert_allclose(np.r_[ours.coef_, ours.intercept_], res.x, rtol=1e-4, atol=1e-5 * np.abs(res.x).max())
+    np.testing.assert_allclose(
+        np.r_[ours.coef_, ours.intercept_],
+        res.x,
+        rtol=1e-4,
+        atol=1e-5 * np.abs(res.x).max(),
+    )
 
 
 # --- kernel columns on demand, the cache, shrinking ----------------------------------------------
@@ -425,12 +526,22 @@ def test_cache_size_changes_nothing_but_the_time():
     big = olbook.SVM(k, C=10.0).fit(X, y)
     tiny = olbook.SVM(k, C=10.0, cache_size=1e-6).fit(X, y)  # two columns
     assert big.n_iter_ == tiny.n_iter_ and big.n_iter_ > 2 * 800  # shrinking ran
-    assert np.array_equal(big.dual_coef_, tiny.dual_coef_) and big.intercept_ == tiny.intercept_
+    assert (
+        np.array_equal(big.dual_coef_, tiny.dual_coef_)
+        and big.intercept_ == tiny.intercept_
+    )
     assert np.array_equal(big.support_, tiny.support_) and big.margin_ == tiny.margin_
 
 
-@pytest.mark.parametrize(("kernel", "C"), [(kernels.gaussian(40.0), 10.0), (kernels.gaussian(5.0), 0.3),
-                                           (kernels.polynomial(3, 1.0), 1.0)], ids=repr)
+@pytest.mark.parametrize(
+    ("kernel", "C"),
+    [
+        (kernels.gaussian(40.0), 10.0),
+        (kernels.gaussian(5.0), 0.3),
+        (kernels.polynomial(3, 1.0), 1.0),
+    ],
+    ids=repr,
+)
 def test_shrinking_reaches_the_same_optimum(kernel, C):
     X, y = _spirals(1500, seed=1)
     on = olbook.SVM(kernel, C=C, tol=1e-8).fit(X, y)
@@ -462,7 +573,9 @@ def test_stopped_while_shrunk_reports_the_gap_over_every_example():
     X, y = _spirals(1000, seed=2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        m = olbook.SVM(kernels.gaussian(40.0), C=10.0, max_iter=450).fit(X, y)  # shrunk at 200 and 400
+        m = olbook.SVM(kernels.gaussian(40.0), C=10.0, max_iter=450).fit(
+            X, y
+        )  # shrunk at 200 and 400
     assert m.n_iter_ == 450 and any("max_iter=450" in str(w.message) for w in caught)
     gap, alpha = _gap_from_decisions(m, X, y, 10.0)
     assert m.kkt_gap_ == pytest.approx(gap, abs=1e-9)

@@ -32,7 +32,9 @@ FIT_IDS = [f"{cls.__name__}.{m}" for cls, m in FIT_CASES]
 
 # --------------------------------------------------------------------------- labels
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
-@pytest.mark.parametrize("labels", [[0, 1], [1, 2], ["no", "yes"], [False, True], [-1.0, 0.0], [3.0, 7.0]])
+@pytest.mark.parametrize(
+    "labels", [[0, 1], [1, 2], ["no", "yes"], [False, True], [-1.0, 0.0], [3.0, 7.0]]
+)
 def test_any_two_labels(cls, method, labels):
     """Any two labels, as scikit-learn takes them: classes_ sorted, classes_[1] is +1 inside,
     predictions in the original labels; the model is the one the labels -1/+1 give."""
@@ -53,10 +55,18 @@ def test_any_two_labels(cls, method, labels):
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
 @pytest.mark.parametrize(
     ("labels", "message"),
-    [([-1, 0, 1], r"Only binary classification is supported\. y has 3 classes \{-1, 0, 1\}"),
-     (["a", "b", "c"], r"Only binary classification is supported\. y has 3 classes \['a', 'b', 'c'\]"),
-     ([0], "y has one class, 0; a binary classifier needs two classes"),
-     ([-1.0, 0.5], "Unknown label type: 'continuous'")],
+    [
+        (
+            [-1, 0, 1],
+            r"Only binary classification is supported\. y has 3 classes \{-1, 0, 1\}",
+        ),
+        (
+            ["a", "b", "c"],
+            r"Only binary classification is supported\. y has 3 classes \['a', 'b', 'c'\]",
+        ),
+        ([0], "y has one class, 0; a binary classifier needs two classes"),
+        ([-1.0, 0.5], "Unknown label type: 'continuous'"),
+    ],
 )
 def test_bad_labels_named(cls, method, labels, message):
     X, _ = _data()
@@ -71,7 +81,9 @@ def test_partial_fit_classes(cls):
     X, y = _data()
     est = cls().partial_fit(X[:3], np.ones(3))  # -1/+1 need no classes=
     assert np.array_equal(est.classes_, [-1, 1])
-    with pytest.raises(ValueError, match="y has one class, 'b'; a binary classifier needs two"):
+    with pytest.raises(
+        ValueError, match="y has one class, 'b'; a binary classifier needs two"
+    ):
         cls().partial_fit(X[:3], ["b"] * 3)
     est = cls().partial_fit(X[:3], ["b"] * 3, classes=["b", "a"])
     assert list(est.classes_) == ["a", "b"]
@@ -79,7 +91,9 @@ def test_partial_fit_classes(cls):
     ref = cls().partial_fit(X[:3], np.ones(3)).partial_fit(X[3:], y[3:])
     assert np.array_equal(est.coef_, ref.coef_)
     before = snapshot(est)
-    with pytest.raises(ValueError, match=r"y has labels \['c'\] that are not among the classes"):
+    with pytest.raises(
+        ValueError, match=r"y has labels \['c'\] that are not among the classes"
+    ):
         est.partial_fit(X[:2], ["a", "c"])
     with pytest.raises(ValueError, match="is not the classes_"):
         est.partial_fit(X[:2], ["a", "b"], classes=["a", "c"])
@@ -100,7 +114,12 @@ def test_nan_label_rejected(cls, method):
 # --------------------------------------------------------------------------- X non-finite
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
 @pytest.mark.parametrize(
-    ("value", "counts"), [(np.nan, "1 NaN and 0 inf"), (np.inf, "0 NaN and 1 inf"), (-np.inf, "0 NaN and 1 inf")]
+    ("value", "counts"),
+    [
+        (np.nan, "1 NaN and 0 inf"),
+        (np.inf, "0 NaN and 1 inf"),
+        (-np.inf, "0 NaN and 1 inf"),
+    ],
 )
 @pytest.mark.parametrize("row", [0, 5, -1])
 def test_nonfinite_X_rejected_in_fit(cls, method, value, counts, row):
@@ -126,8 +145,11 @@ def test_nonfinite_X_rejected_in_predict(cls, method, value):
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
 def test_shape_mismatch(cls, method):
     X, y = _data()
-    with pytest.raises(ValueError, match=rf"shape mismatch: X has {X.shape[0]} examples but y has "
-                       rf"{X.shape[0] - 1} labels"):
+    with pytest.raises(
+        ValueError,
+        match=rf"shape mismatch: X has {X.shape[0]} examples but y has "
+        rf"{X.shape[0] - 1} labels",
+    ):
         getattr(cls(), method)(X, y[:-1])
 
 
@@ -153,7 +175,10 @@ def test_empty_y_only(cls, method):
 
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
 def test_zero_features(cls, method):
-    with pytest.raises(ValueError, match=r"X has 0 feature\(s\) \(shape=\(4, 0\)\) while a minimum of 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"X has 0 feature\(s\) \(shape=\(4, 0\)\) while a minimum of 1",
+    ):
         getattr(cls(), method)(np.zeros((4, 0)), np.array([1.0, -1.0, 1.0, -1.0]))
 
 
@@ -166,7 +191,10 @@ def test_non_numeric_X(cls, method):
 @pytest.mark.parametrize("cls", ONLINE_LEARNERS, ids=lambda c: c.__name__)
 def test_wrong_number_of_features_in_partial_fit(cls):
     est, X, y = _fitted(cls)
-    with pytest.raises(ValueError, match=rf"X has 4 features, but {cls.__name__} is expecting 3 features"):
+    with pytest.raises(
+        ValueError,
+        match=rf"X has 4 features, but {cls.__name__} is expecting 3 features",
+    ):
         est.partial_fit(np.hstack([X, X[:, :1]]), y)
 
 
@@ -174,7 +202,10 @@ def test_wrong_number_of_features_in_partial_fit(cls):
 @pytest.mark.parametrize("method", ["predict", "decision_function"])
 def test_wrong_number_of_features_in_predict(cls, method):
     est, X, _ = _fitted(cls)
-    with pytest.raises(ValueError, match=rf"X has 2 features, but {cls.__name__} is expecting 3 features"):
+    with pytest.raises(
+        ValueError,
+        match=rf"X has 2 features, but {cls.__name__} is expecting 3 features",
+    ):
         getattr(est, method)(X[:, :2])
 
 
@@ -187,8 +218,11 @@ def test_unfitted_predict_raises_not_fitted(cls, method):
 
 
 # --------------------------------------------------------------------------- hyper-parameters
-@pytest.mark.parametrize(("cls", "method"), [c for c in FIT_CASES if c[0] is not olbook.Pocket],
-                         ids=[i for i in FIT_IDS if not i.startswith("Pocket")])
+@pytest.mark.parametrize(
+    ("cls", "method"),
+    [c for c in FIT_CASES if c[0] is not olbook.Pocket],
+    ids=[i for i in FIT_IDS if not i.startswith("Pocket")],
+)
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "3", None])
 def test_bad_max_epochs(cls, method, bad):
     X, y = _data()
@@ -214,7 +248,10 @@ def test_pocket_bad_max_iter(bad):
 @pytest.mark.parametrize("bad", [-3, "x", 1.5, True])
 def test_pocket_bad_random_state(bad):
     X, y = _data()
-    with pytest.raises(ValueError, match=r"random_state must be None, a non-negative int or a numpy Generator"):
+    with pytest.raises(
+        ValueError,
+        match=r"random_state must be None, a non-negative int or a numpy Generator",
+    ):
         olbook.Pocket(random_state=bad).fit(X, y)
 
 
@@ -236,7 +273,10 @@ def _nan_at(X, row):
 REJECTS = {
     "nan_last_row": lambda X, y: (_nan_at(X, -1), y),
     "nan_middle_row": lambda X, y: (_nan_at(X, X.shape[0] // 2), y),
-    "inf_first_row": lambda X, y: (np.where(np.arange(X.shape[0])[:, None] == 0, np.inf, X), y),
+    "inf_first_row": lambda X, y: (
+        np.where(np.arange(X.shape[0])[:, None] == 0, np.inf, X),
+        y,
+    ),
     "labels_012": lambda X, y: (X, np.where(np.arange(y.size) % 3 == 0, 0.0, y)),
     "shape_mismatch": lambda X, y: (X, y[:-1]),
 }

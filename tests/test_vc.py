@@ -11,13 +11,23 @@ from hypothesis import strategies as st
 from olbook import vc
 
 CLASSES_2D = [vc.AxisAlignedRectangles(), vc.ConvexPolygons(), vc.HalfSpaces()]
-CLASSES_1D = [vc.Intervals(), vc.UnionOfIntervals(1), vc.UnionOfIntervals(2), vc.UnionOfIntervals(3),
-              vc.AxisAlignedRectangles(), vc.HalfSpaces(), vc.HalfSpaces(homogeneous=True)]
+CLASSES_1D = [
+    vc.Intervals(),
+    vc.UnionOfIntervals(1),
+    vc.UnionOfIntervals(2),
+    vc.UnionOfIntervals(3),
+    vc.AxisAlignedRectangles(),
+    vc.HalfSpaces(),
+    vc.HalfSpaces(homogeneous=True),
+]
 
 
 def brute_growth(cls, pts):
     n = pts.shape[0]
-    return sum(bool(cls.can_realize(pts, np.array(lab, dtype=bool))) for lab in product([False, True], repeat=n))
+    return sum(
+        bool(cls.can_realize(pts, np.array(lab, dtype=bool)))
+        for lab in product([False, True], repeat=n)
+    )
 
 
 def brute_interval_union(x, labels, k):
@@ -38,9 +48,12 @@ def sauer(n, d):
     return sum(comb(n, i) for i in range(d + 1))
 
 
-grid_1d = st.lists(st.integers(-4, 4), min_size=1, max_size=6).map(lambda v: np.array(v, float).reshape(-1, 1))
-grid_2d = st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3)), min_size=1, max_size=6).map(
-    lambda v: np.array(v, float))
+grid_1d = st.lists(st.integers(-4, 4), min_size=1, max_size=6).map(
+    lambda v: np.array(v, float).reshape(-1, 1)
+)
+grid_2d = st.lists(
+    st.tuples(st.integers(-3, 3), st.integers(-3, 3)), min_size=1, max_size=6
+).map(lambda v: np.array(v, float))
 
 
 @settings(max_examples=40)
@@ -57,7 +70,9 @@ def test_union_of_intervals_against_enumeration(x, k):
 def test_intervals_closed_form_equals_union_of_one(x):
     for lab in product([False, True], repeat=x.shape[0]):
         lab = np.array(lab)
-        assert vc.Intervals().can_realize(x, lab) == vc.UnionOfIntervals(1).can_realize(x, lab)
+        assert vc.Intervals().can_realize(x, lab) == vc.UnionOfIntervals(1).can_realize(
+            x, lab
+        )
 
 
 @settings(max_examples=30)
@@ -82,7 +97,11 @@ def test_growth_fast_paths_and_search_agree_2d(pts):
 @given(grid_2d)
 def test_sauer_shelah_never_exceeded(pts):
     n = pts.shape[0]
-    for cls, d in [(vc.AxisAlignedRectangles(), 4), (vc.HalfSpaces(), 3), (vc.HalfSpaces(homogeneous=True), 2)]:
+    for cls, d in [
+        (vc.AxisAlignedRectangles(), 4),
+        (vc.HalfSpaces(), 3),
+        (vc.HalfSpaces(homogeneous=True), 2),
+    ]:
         assert vc.growth(cls, pts) <= sauer(n, d)
 
 
@@ -93,7 +112,14 @@ def test_rectangle_box_realization_brute_force():
     xs, ys = np.unique(pts[:, 0]), np.unique(pts[:, 1])
     cut = {tuple(np.zeros(6, bool))}
     for a, b, c, d in product(xs, xs, ys, ys):
-        cut.add(tuple((pts[:, 0] >= a) & (pts[:, 0] <= b) & (pts[:, 1] >= c) & (pts[:, 1] <= d)))
+        cut.add(
+            tuple(
+                (pts[:, 0] >= a)
+                & (pts[:, 0] <= b)
+                & (pts[:, 1] >= c)
+                & (pts[:, 1] <= d)
+            )
+        )
     assert vc.growth(vc.AxisAlignedRectangles(), pts) == len(cut)
 
 
@@ -104,14 +130,29 @@ def test_known_vc_dimensions():
     assert vc.vc_dimension(vc.UnionOfIntervals(3), line) == 6
     diamond = np.array([[1, 0], [0, 1], [-1, 0], [0, -1]], float)
     assert vc.shatters(vc.AxisAlignedRectangles(), diamond)
-    assert not vc.shatters(vc.AxisAlignedRectangles(), np.array([[0, 0], [1, 1], [2, 2], [3, 3]], float))
+    assert not vc.shatters(
+        vc.AxisAlignedRectangles(), np.array([[0, 0], [1, 1], [2, 2], [3, 3]], float)
+    )
     for d in (1, 2, 3):
         simplex = np.vstack([np.zeros(d), np.eye(d)])
         assert vc.shatters(vc.HalfSpaces(), simplex)
         assert not vc.shatters(vc.HalfSpaces(), np.vstack([simplex, np.ones((1, d))]))
         assert vc.shatters(vc.HalfSpaces(homogeneous=True), np.eye(d))
-    circle = np.array([(25, 0), (20, 15), (7, 24), (-7, 24), (-20, 15), (-25, 0), (-20, -15), (-7, -24),
-                       (7, -24), (20, -15)], float)
+    circle = np.array(
+        [
+            (25, 0),
+            (20, 15),
+            (7, 24),
+            (-7, 24),
+            (-20, 15),
+            (-25, 0),
+            (-20, -15),
+            (-7, -24),
+            (7, -24),
+            (20, -15),
+        ],
+        float,
+    )
     assert vc.shatters(vc.ConvexPolygons(), circle)
     # With the centre added, the set is no longer shattered (the centre is in the hull of the rest).
     assert not vc.shatters(vc.ConvexPolygons(), np.vstack([circle, [[0, 0]]]))
@@ -209,8 +250,12 @@ def test_halfplanes_growth_in_general_position_is_covers_count():
     while done < 6:
         n = 3 + done
         pts = rng.integers(0, 40, size=(n, 2)).astype(float)
-        tri = [np.linalg.det(np.column_stack([pts[[i, j, k]], np.ones(3)]))
-               for i in range(n) for j in range(i + 1, n) for k in range(j + 1, n)]
+        tri = [
+            np.linalg.det(np.column_stack([pts[[i, j, k]], np.ones(3)]))
+            for i in range(n)
+            for j in range(i + 1, n)
+            for k in range(j + 1, n)
+        ]
         if min(abs(v) for v in tri) < 0.5:
             continue
         assert vc.growth(vc.HalfSpaces(), pts) == n * n - n + 2

@@ -66,11 +66,14 @@ WAIT_JS = """
 })()
 """
 
-FOOTER = ('<div style="font-size:8px; width:100%; text-align:center; color:#555;">'
-          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+FOOTER = (
+    '<div style="font-size:8px; width:100%; text-align:center; color:#555;">'
+    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+)
 
 
 # --- the Sphinx extension used by the single-page build --------------------------------------------
+
 
 def setup(app):  # noqa: ANN001, ANN201 - Sphinx's extension entry point
     """Sphinx extension for the single-page build.
@@ -100,13 +103,25 @@ def build_singlehtml(python: str) -> Path:
     """Run the single-page build with the book's config plus this file as a local extension."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     sphinx = config.setdefault("sphinx", {})
-    sphinx.setdefault("local_extensions", {})[Path(__file__).stem] = str(Path(__file__).resolve().parent)
+    sphinx.setdefault("local_extensions", {})[Path(__file__).stem] = str(
+        Path(__file__).resolve().parent
+    )
     out = ROOT / "_build" / "pdf"
     out.mkdir(parents=True, exist_ok=True)
     config_path = out / "_config.yml"
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    config_path.write_text(
+        yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     jb = Path(python).parent / "jupyter-book"
-    cmd = [str(jb), "build", str(ROOT), "--builder", "singlehtml", "--config", str(config_path)]
+    cmd = [
+        str(jb),
+        "build",
+        str(ROOT),
+        "--builder",
+        "singlehtml",
+        "--config",
+        str(config_path),
+    ]
     subprocess.run(cmd, check=True, cwd=ROOT)
     # The page is written at the root document's path (book/intro.html), but its links to _static and
     # _images are relative to the output folder: a copy at the top level is the page that works.
@@ -120,8 +135,14 @@ def build_singlehtml(python: str) -> Path:
 
 # --- Chromium through the DevTools protocol ---------------------------------------------------------
 
+
 def find_chromium() -> str:
-    for name in [os.environ.get("CHROMIUM", ""), "chromium", "chromium-browser", "google-chrome"]:
+    for name in [
+        os.environ.get("CHROMIUM", ""),
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+    ]:
         if name and shutil.which(name):
             return shutil.which(name)
     sys.exit("build_pdf: Chromium not found (set CHROMIUM, or run `make chromium`)")
@@ -155,49 +176,105 @@ async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> d
     from tornado.websocket import websocket_connect
 
     with tempfile.TemporaryDirectory(prefix="build_pdf_") as profile:
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-               "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio",
-               "--host-resolver-rules=MAP * ~NOTFOUND",  # offline: every host name fails to resolve
-               "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-               f"--user-data-dir={profile}", "about:blank"]
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                env={**os.environ, "HOME": profile})
+        cmd = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--mute-audio",
+            "--host-resolver-rules=MAP * ~NOTFOUND",  # offline: every host name fails to resolve
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            f"--user-data-dir={profile}",
+            "about:blank",
+        ]
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "HOME": profile},
+        )
         try:
             port_file = Path(profile) / "DevToolsActivePort"
             deadline = time.monotonic() + 60
-            while not (port_file.is_file() and len(port_file.read_text().splitlines()) >= 2):
+            while not (
+                port_file.is_file() and len(port_file.read_text().splitlines()) >= 2
+            ):
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode(errors="replace") if proc.poll() is not None else ""
-                    raise RuntimeError(f"Chromium did not start its DevTools endpoint\n{err[-800:]}")
+                    err = (
+                        proc.stderr.read().decode(errors="replace")
+                        if proc.poll() is not None
+                        else ""
+                    )
+                    raise RuntimeError(
+                        f"Chromium did not start its DevTools endpoint\n{err[-800:]}"
+                    )
                 await asyncio.sleep(0.1)
             port, path = port_file.read_text().splitlines()[:2]
-            conn = await websocket_connect(f"ws://127.0.0.1:{port}{path}", max_message_size=1 << 30)
+            conn = await websocket_connect(
+                f"ws://127.0.0.1:{port}{path}", max_message_size=1 << 30
+            )
             cdp = DevTools(conn)
             target = await cdp.send("Target.createTarget", url="about:blank")
-            session = (await cdp.send("Target.attachToTarget", targetId=target["targetId"],
-                                      flatten=True))["sessionId"]
+            session = (
+                await cdp.send(
+                    "Target.attachToTarget", targetId=target["targetId"], flatten=True
+                )
+            )["sessionId"]
             await cdp.send("Page.enable", session)
             await cdp.send("Page.navigate", session, url=page.as_uri())
             start = time.monotonic()
             result = await asyncio.wait_for(
-                cdp.send("Runtime.evaluate", session, expression=WAIT_JS, awaitPromise=True,
-                         returnByValue=True), timeout_s)
+                cdp.send(
+                    "Runtime.evaluate",
+                    session,
+                    expression=WAIT_JS,
+                    awaitPromise=True,
+                    returnByValue=True,
+                ),
+                timeout_s,
+            )
             if "exceptionDetails" in result:
-                raise RuntimeError(f"waiting for the page failed: {result['exceptionDetails']}")
+                raise RuntimeError(
+                    f"waiting for the page failed: {result['exceptionDetails']}"
+                )
             found = json.loads(result["result"]["value"])
             found["typeset_s"] = time.monotonic() - start
             if found["errors"] or found["broken"] or found["typeset"] < found["math"]:
                 raise RuntimeError(f"the page is not ready to print: {found}")
-            printed = await asyncio.wait_for(cdp.send(
-                "Page.printToPDF", session, paperWidth=8.27, paperHeight=11.69,  # A4, inches
-                marginTop=0.6, marginBottom=0.7, marginLeft=0.6, marginRight=0.6,
-                printBackground=True, displayHeaderFooter=True, headerTemplate="<span></span>",
-                footerTemplate=FOOTER, transferMode="ReturnAsStream"), timeout_s)
+            printed = await asyncio.wait_for(
+                cdp.send(
+                    "Page.printToPDF",
+                    session,
+                    paperWidth=8.27,
+                    paperHeight=11.69,  # A4, inches
+                    marginTop=0.6,
+                    marginBottom=0.7,
+                    marginLeft=0.6,
+                    marginRight=0.6,
+                    printBackground=True,
+                    displayHeaderFooter=True,
+                    headerTemplate="<span></span>",
+                    footerTemplate=FOOTER,
+                    transferMode="ReturnAsStream",
+                ),
+                timeout_s,
+            )
             with pdf.open("wb") as out:
                 while True:
-                    chunk = await cdp.send("IO.read", session, handle=printed["stream"], size=1 << 22)
+                    chunk = await cdp.send(
+                        "IO.read", session, handle=printed["stream"], size=1 << 22
+                    )
                     data = chunk["data"]
-                    out.write(base64.b64decode(data) if chunk.get("base64Encoded") else data.encode())
+                    out.write(
+                        base64.b64decode(data)
+                        if chunk.get("base64Encoded")
+                        else data.encode()
+                    )
                     if chunk.get("eof"):
                         break
             await cdp.send("IO.close", session, handle=printed["stream"])
@@ -214,8 +291,15 @@ async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> d
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf" / PDF_NAME)
-    parser.add_argument("--skip-build", action="store_true", help="print the existing _build/singlehtml")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds for typesetting and printing")
+    parser.add_argument(
+        "--skip-build", action="store_true", help="print the existing _build/singlehtml"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600,
+        help="seconds for typesetting and printing",
+    )
     args = parser.parse_args()
 
     start = time.monotonic()
@@ -231,11 +315,17 @@ def main() -> int:
         shutil.copyfile(args.out, html / PDF_NAME)
     done = time.monotonic()
     size = args.out.stat().st_size / 1e6
-    print(f"build_pdf: {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}: "
-          f"{size:.1f} MB, {found['typeset']} formulas, {found['images']} images; "
-          f"single-page build {built - start:.0f} s, typesetting {found['typeset_s']:.0f} s, "
-          f"printing {done - built - found['typeset_s']:.0f} s"
-          + (f"; copied to {(html / PDF_NAME).relative_to(ROOT)}" if html.is_dir() else ""))
+    print(
+        f"build_pdf: {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}: "
+        f"{size:.1f} MB, {found['typeset']} formulas, {found['images']} images; "
+        f"single-page build {built - start:.0f} s, typesetting {found['typeset_s']:.0f} s, "
+        f"printing {done - built - found['typeset_s']:.0f} s"
+        + (
+            f"; copied to {(html / PDF_NAME).relative_to(ROOT)}"
+            if html.is_dir()
+            else ""
+        )
+    )
     return 0
 
 

@@ -67,13 +67,26 @@ def notebook_imports() -> list[str]:
 
 def main() -> int:
     modules = sorted(
-        str(p.relative_to(ROOT)) for p in (ROOT / "olbook").rglob("*.py") if "__pycache__" not in p.parts
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "olbook").rglob("*.py")
+        if "__pycache__" not in p.parts
     )
     with tempfile.TemporaryDirectory(prefix="olbook-install-") as tmp:
         tmp = Path(tmp)
         dist = tmp / "dist"
-        run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(dist), str(ROOT)],
-            stdout=subprocess.DEVNULL)
+        run(
+            [
+                sys.executable,
+                "-m",
+                "build",
+                "--sdist",
+                "--wheel",
+                "--outdir",
+                str(dist),
+                str(ROOT),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
         wheel = next(dist.glob("olbook-*.whl"))
         sdist = next(dist.glob("olbook-*.tar.gz"))
         in_wheel = set(zipfile.ZipFile(wheel).namelist())
@@ -82,7 +95,9 @@ def main() -> int:
         for name, content in (("wheel", in_wheel), ("sdist", in_sdist)):
             lost = [m for m in modules if m not in content]
             if lost:
-                print(f"the {name} lacks {len(lost)} module(s): {lost}", file=sys.stderr)
+                print(
+                    f"the {name} lacks {len(lost)} module(s): {lost}", file=sys.stderr
+                )
                 return 1
         for must in ("LICENSE",):
             if not any(n.endswith(must) for n in in_wheel):
@@ -92,7 +107,17 @@ def main() -> int:
         env = tmp / "venv"
         venv.EnvBuilder(with_pip=True).create(env)
         py = env / "bin" / "python"
-        run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"{wheel}[book]"])
+        run(
+            [
+                str(py),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                f"{wheel}[book]",
+            ]
+        )
         run([str(py), "-c", SMOKE, *notebook_imports()], cwd=tmp)
     return 0
 

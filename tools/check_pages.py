@@ -51,11 +51,59 @@ from bs4 import BeautifulSoup, Comment, Tag
 SKIP_FILES = {"genindex.html", "search.html"}
 SKIP_DIRS = {"_static", "_sources", "_images"}
 # Subtrees whose text is not prose: code, program output, scripts, and the typeset math itself.
-NOT_PROSE = {"code", "pre", "script", "style", "noscript", "template", "textarea", "kbd", "samp", "tt",
-             "mjx-container", "math", "svg", "head", "title"}
-BLOCKS = {"p", "li", "dt", "dd", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "div", "section", "article",
-          "aside", "nav", "header", "footer", "main", "blockquote", "figcaption", "figure", "caption", "table",
-          "ul", "ol", "dl", "details", "summary", "label", "button", "form", "body"}
+NOT_PROSE = {
+    "code",
+    "pre",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "textarea",
+    "kbd",
+    "samp",
+    "tt",
+    "mjx-container",
+    "math",
+    "svg",
+    "head",
+    "title",
+}
+BLOCKS = {
+    "p",
+    "li",
+    "dt",
+    "dd",
+    "td",
+    "th",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "div",
+    "section",
+    "article",
+    "aside",
+    "nav",
+    "header",
+    "footer",
+    "main",
+    "blockquote",
+    "figcaption",
+    "figure",
+    "caption",
+    "table",
+    "ul",
+    "ol",
+    "dl",
+    "details",
+    "summary",
+    "label",
+    "button",
+    "form",
+    "body",
+}
 RAW_TEX = [
     (re.compile(r"\\\(|\\\)"), r"inline math delimiter \( or \)"),
     (re.compile(r"\\\[|\\\]"), r"display math delimiter \[ or \]"),
@@ -63,10 +111,16 @@ RAW_TEX = [
     (re.compile(r"\\begin\{[A-Za-z*]+\}"), r"\begin{...} environment"),
     # $x$, $\gamma$, $y \in \{-1,+1\}$: a dollar, no space after it, no space before the closing one
     # (so "costs $5 and $10" is not math, as in TeX and MyST).
-    (re.compile(r"(?<![\\$])\$(?=[^\s$])[^$\n]{0,200}?(?<=[^\s\\$])\$(?!\d)"), "unrendered $...$"),
+    (
+        re.compile(r"(?<![\\$])\$(?=[^\s$])[^$\n]{0,200}?(?<=[^\s\\$])\$(?!\d)"),
+        "unrendered $...$",
+    ),
     # \frac, \Upsilon, \operatorname: a TeX command in the prose is a formula whose delimiters broke
     # (a lone $, or a line of a formula that Markdown read as a list item)
-    (re.compile(r"(?<![\\\w])\\[A-Za-z]{2,}"), r"a TeX command (\name) outside a formula"),
+    (
+        re.compile(r"(?<![\\\w])\\[A-Za-z]{2,}"),
+        r"a TeX command (\name) outside a formula",
+    ),
 ]
 MAX_SHOWN = 8
 TRACEBACK = "Traceback (most recent call last)"
@@ -74,18 +128,53 @@ MATHJAX_ERRORS = ["Math input error", "Undefined control sequence"]
 RED_NAMES = {"red", "#f00", "#ff0000"}
 RED = re.compile(r"color:\s*(red|#f00\b|#ff0000|rgb\(255,\s*0,\s*0\))", re.I)
 # Elements whose URL the browser fetches by itself (not links a reader chooses to follow).
-FETCHED = [("script", "src"), ("link", "href"), ("img", "src"), ("img", "srcset"), ("iframe", "src"),
-           ("source", "src"), ("source", "srcset"), ("video", "src"), ("video", "poster"), ("audio", "src"),
-           ("embed", "src"), ("object", "data"), ("track", "src"), ("input", "src")]
-LINK_RELS_NOT_FETCHED = {"canonical", "alternate", "author", "help", "license", "next", "prev", "search",
-                         "bookmark", "external", "nofollow", "noopener", "noreferrer", "me", "edit"}
+FETCHED = [
+    ("script", "src"),
+    ("link", "href"),
+    ("img", "src"),
+    ("img", "srcset"),
+    ("iframe", "src"),
+    ("source", "src"),
+    ("source", "srcset"),
+    ("video", "src"),
+    ("video", "poster"),
+    ("audio", "src"),
+    ("embed", "src"),
+    ("object", "data"),
+    ("track", "src"),
+    ("input", "src"),
+]
+LINK_RELS_NOT_FETCHED = {
+    "canonical",
+    "alternate",
+    "author",
+    "help",
+    "license",
+    "next",
+    "prev",
+    "search",
+    "bookmark",
+    "external",
+    "nofollow",
+    "noopener",
+    "noreferrer",
+    "me",
+    "edit",
+}
 REMOTE = re.compile(r"^\s*(https?:)?//", re.I)
-CSS_REMOTE = re.compile(r"(url\(\s*['\"]?\s*(https?:)?//[^)'\"\s]*|@import\s+['\"](https?:)?//[^'\"]*)", re.I)
+CSS_REMOTE = re.compile(
+    r"(url\(\s*['\"]?\s*(https?:)?//[^)'\"\s]*|@import\s+['\"](https?:)?//[^'\"]*)",
+    re.I,
+)
 CHAPTER = re.compile(r"^book/(\d\d)_[^/]+/")
 
 
 def find_chromium() -> str:
-    candidates = [os.environ.get("CHROMIUM", "")] + ["chromium", "chromium-browser", "google-chrome"]
+    candidates = [os.environ.get("CHROMIUM", "")] + [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+    ]
     for name in candidates:
         if name and shutil.which(name):
             return shutil.which(name)
@@ -124,16 +213,35 @@ def pages_of(html_dir: Path) -> list[Path]:
 def render(chromium: str, page: Path, budget_ms: int, timeout_s: int) -> str:
     """The DOM of `page` after `budget_ms` of virtual time in headless Chromium (MathJax has typeset)."""
     with tempfile.TemporaryDirectory(prefix="check_pages_") as profile:
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-               "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio",
-               # offline, as a reader without network: every host name fails to resolve
-               "--host-resolver-rules=MAP * ~NOTFOUND",
-               f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}", "--dump-dom", page.as_uri()]
-        result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
-                                env={**os.environ, "HOME": profile})
+        cmd = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--mute-audio",
+            # offline, as a reader without network: every host name fails to resolve
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            f"--user-data-dir={profile}",
+            f"--virtual-time-budget={budget_ms}",
+            "--dump-dom",
+            page.as_uri(),
+        ]
+        result = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            env={**os.environ, "HOME": profile},
+        )
     if result.returncode != 0 or "<body" not in result.stdout:
         tail = "\n".join(result.stderr.strip().splitlines()[-5:])
-        raise RuntimeError(f"Chromium exited with {result.returncode} and no page:\n{tail}")
+        raise RuntimeError(
+            f"Chromium exited with {result.returncode} and no page:\n{tail}"
+        )
     return result.stdout
 
 
@@ -151,7 +259,12 @@ class Targets:
     def of(self, path: Path) -> set[str]:
         key = path.resolve()
         if key not in self.ids:
-            self.add(key, BeautifulSoup(key.read_text(encoding="utf-8", errors="replace"), "html.parser"))
+            self.add(
+                key,
+                BeautifulSoup(
+                    key.read_text(encoding="utf-8", errors="replace"), "html.parser"
+                ),
+            )
         return self.ids[key]
 
 
@@ -165,7 +278,7 @@ def local_target(page: Path, url: str) -> tuple[Path | None, str]:
     elif parts.path == "":
         path = page
     else:
-        path = (page.parent / unquote(parts.path))
+        path = page.parent / unquote(parts.path)
     if path.is_dir():
         path = path / "index.html"
     return path, unquote(parts.fragment)
@@ -199,21 +312,31 @@ def short(text: str, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[int, list[str]]:
+def check_page(
+    page: Path, dom: str, html_dir: Path, targets: Targets
+) -> tuple[int, list[str]]:
     """(number of formulas typeset, problems) for one page, from the DOM Chromium dumped."""
     problems: list[str] = []
     soup = BeautifulSoup(dom, "html.parser")
-    static = BeautifulSoup(page.read_text(encoding="utf-8", errors="replace"), "html.parser")
+    static = BeautifulSoup(
+        page.read_text(encoding="utf-8", errors="replace"), "html.parser"
+    )
     targets.add(page, soup)
     body = soup.body or soup
     containers = soup.find_all("mjx-container")
 
     # MathJax loaded, from the book itself.
     source_math = static.select(".math")
-    mathjax_src = [s["src"] for s in static.find_all("script", src=True) if "mathjax" in s["src"].lower()]
+    mathjax_src = [
+        s["src"]
+        for s in static.find_all("script", src=True)
+        if "mathjax" in s["src"].lower()
+    ]
     if source_math and not any(local_target(page, src)[0] for src in mathjax_src):
         where = ", ".join(mathjax_src) if mathjax_src else "no MathJax script at all"
-        problems.append(f"MathJax is not loaded from the book itself ({where}): offline no formula renders")
+        problems.append(
+            f"MathJax is not loaded from the book itself ({where}): offline no formula renders"
+        )
 
     # MathJax errors.
     for err in soup.find_all("mjx-merror"):
@@ -228,11 +351,20 @@ def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[
             problems.append(f"MathJax error text {message!r} on the page")
     for container in containers:
         # MathJax shows an undefined macro \foo as red text; its assistive MathML has the macro's name.
-        red = [t for t in container.find_all(attrs={"mathcolor": True}) if t["mathcolor"].lower() in RED_NAMES]
+        red = [
+            t
+            for t in container.find_all(attrs={"mathcolor": True})
+            if t["mathcolor"].lower() in RED_NAMES
+        ]
         if red:
-            problems.append("MathJax shows in red (undefined macro?): " + ", ".join(short(t.get_text()) for t in red))
+            problems.append(
+                "MathJax shows in red (undefined macro?): "
+                + ", ".join(short(t.get_text()) for t in red)
+            )
         elif any(RED.search(t.get("style", "")) for t in container.find_all(True)):
-            problems.append(f"MathJax shows red text in a formula: {short(container.get_text())}")
+            problems.append(
+                f"MathJax shows red text in a formula: {short(container.get_text())}"
+            )
 
     # Formulas left as raw TeX.
     for math in soup.select(".math"):
@@ -243,7 +375,9 @@ def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[
             match = pattern.search(text)
             if match:
                 start = max(0, match.start() - 30)
-                problems.append(f"raw TeX ({what}) in the text: {short(text[start:match.end() + 30])}")
+                problems.append(
+                    f"raw TeX ({what}) in the text: {short(text[start : match.end() + 30])}"
+                )
 
     # Images.
     for img in soup.find_all("img"):
@@ -253,7 +387,11 @@ def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[
         elif src.startswith("data:"):
             header, _, payload = src.partition(",")
             try:
-                data = base64.b64decode(payload, validate=False) if ";base64" in header else unquote(payload)
+                data = (
+                    base64.b64decode(payload, validate=False)
+                    if ";base64" in header
+                    else unquote(payload)
+                )
             except (binascii.Error, ValueError):
                 data = b""
             if not data:
@@ -264,7 +402,13 @@ def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[
                 problems.append(f"missing image: {src}")
 
     # Internal links, scripts and stylesheets.
-    for tag, attr in (("a", "href"), ("area", "href"), ("link", "href"), ("script", "src"), ("iframe", "src")):
+    for tag, attr in (
+        ("a", "href"),
+        ("area", "href"),
+        ("link", "href"),
+        ("script", "src"),
+        ("iframe", "src"),
+    ):
         for element in soup.find_all(tag, attrs={attr: True}):
             url = element[attr].strip()
             if not url or url.startswith(("javascript:", "mailto:", "tel:", "data:")):
@@ -273,8 +417,12 @@ def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[
             if path is None:
                 continue
             if not path.is_file():
-                problems.append(f"dead link: {url} (no file {relative(path, html_dir)})")
-            elif fragment and path.suffix == ".html" and fragment not in targets.of(path):
+                problems.append(
+                    f"dead link: {url} (no file {relative(path, html_dir)})"
+                )
+            elif (
+                fragment and path.suffix == ".html" and fragment not in targets.of(path)
+            ):
                 problems.append(f"dead link: {url} (no id {fragment!r} in {path.name})")
 
     # Nothing fetched from the network.
@@ -284,12 +432,16 @@ def check_page(page: Path, dom: str, html_dir: Path, targets: Targets) -> tuple[
     # Tracebacks and error outputs.
     if TRACEBACK in soup.get_text():
         problems.append(f"traceback in the page: {TRACEBACK!r}")
-    for output in soup.select(".cell_output .traceback, .output.traceback, .output.error, .output_error"):
+    for output in soup.select(
+        ".cell_output .traceback, .output.traceback, .output.error, .output_error"
+    ):
         problems.append(f"error output cell: {short(output.get_text())}")
 
     # A page whose static HTML has math must show typeset math.
     if source_math and not containers:
-        problems.append(f"MathJax typeset nothing ({len(source_math)} formulas in the page)")
+        problems.append(
+            f"MathJax typeset nothing ({len(source_math)} formulas in the page)"
+        )
     return len(containers), list(dict.fromkeys(problems))
 
 
@@ -307,7 +459,9 @@ def part_of(rel: str) -> str:
 
 def part_key(part: str) -> tuple[int, int]:
     order = {"front matter": (0, 0), "appendix": (2, 0), "API": (3, 0)}
-    return order.get(part, (1, int(part.split()[-1])) if part.startswith("chapter") else (4, 0))
+    return order.get(
+        part, (1, int(part.split()[-1])) if part.startswith("chapter") else (4, 0)
+    )
 
 
 def remote_fetches(static: BeautifulSoup) -> list[str]:
@@ -315,10 +469,17 @@ def remote_fetches(static: BeautifulSoup) -> list[str]:
     found = []
     for tag, attr in FETCHED:
         for element in static.find_all(tag, attrs={attr: True}):
-            if tag == "link" and set(element.get("rel") or []) <= LINK_RELS_NOT_FETCHED and element.get("rel"):
+            if (
+                tag == "link"
+                and set(element.get("rel") or []) <= LINK_RELS_NOT_FETCHED
+                and element.get("rel")
+            ):
                 continue
-            urls = [u.strip().split()[0] for u in element[attr].split(",") if u.strip()] if "srcset" in attr \
+            urls = (
+                [u.strip().split()[0] for u in element[attr].split(",") if u.strip()]
+                if "srcset" in attr
                 else [element[attr]]
+            )
             found += [f"<{tag} {attr}={url}>" for url in urls if REMOTE.match(url)]
     for element in static.find_all(style=True):
         found += [m.group(0) for m in CSS_REMOTE.finditer(element["style"])]
@@ -329,7 +490,9 @@ def remote_fetches(static: BeautifulSoup) -> list[str]:
 
 def check_redirect(page: Path, html_dir: Path) -> list[str] | None:
     """Problems of a meta-refresh page (index.html), checked without a browser; None if it is not one."""
-    soup = BeautifulSoup(page.read_text(encoding="utf-8", errors="replace"), "html.parser")
+    soup = BeautifulSoup(
+        page.read_text(encoding="utf-8", errors="replace"), "html.parser"
+    )
     meta = soup.find("meta", attrs={"http-equiv": re.compile("^refresh$", re.I)})
     if meta is None or soup.find("body") is not None and soup.body.get_text(strip=True):
         return None
@@ -337,16 +500,31 @@ def check_redirect(page: Path, html_dir: Path) -> list[str] | None:
     if not match:
         return ["redirect without a url"]
     path, _ = local_target(page, match.group(1).strip("'\""))
-    return [] if path is None or path.is_file() else [f"redirect to a missing page: {match.group(1)}"]
+    return (
+        []
+        if path is None or path.is_file()
+        else [f"redirect to a missing page: {match.group(1)}"]
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html_dir", nargs="?", default="_build/html", type=Path)
-    parser.add_argument("--toc", type=Path, default=None, help="_toc.yml (default: the one beside _build)")
-    parser.add_argument("--budget", type=int, default=30000, help="virtual-time budget per page, ms")
-    parser.add_argument("--timeout", type=int, default=180, help="real-time limit per page, s")
-    parser.add_argument("--jobs", type=int, default=2, help="pages opened at the same time")
+    parser.add_argument(
+        "--toc",
+        type=Path,
+        default=None,
+        help="_toc.yml (default: the one beside _build)",
+    )
+    parser.add_argument(
+        "--budget", type=int, default=30000, help="virtual-time budget per page, ms"
+    )
+    parser.add_argument(
+        "--timeout", type=int, default=180, help="real-time limit per page, s"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="pages opened at the same time"
+    )
     args = parser.parse_args()
 
     html_dir = args.html_dir.resolve()
@@ -362,14 +540,17 @@ def main() -> int:
         for doc in toc_pages(toc):
             toc_parts.add(part_of(doc))
             if not (html_dir / f"{doc}.html").is_file():
-                problems.setdefault(f"{doc}.html", []).append("page of _toc.yml missing from the build")
+                problems.setdefault(f"{doc}.html", []).append(
+                    "page of _toc.yml missing from the build"
+                )
 
     # The book's CSS files: nothing in them may come from the network (fonts, @import).
     for css in sorted((html_dir / "_static").rglob("*.css")):
         text = css.read_text(encoding="utf-8", errors="replace")
         for match in CSS_REMOTE.finditer(text):
             problems.setdefault(css.relative_to(html_dir).as_posix(), []).append(
-                f"fetches from the network: {short(match.group(0), 120)}")
+                f"fetches from the network: {short(match.group(0), 120)}"
+            )
 
     to_open = []
     for page in pages:
@@ -377,7 +558,9 @@ def main() -> int:
         if redirect is None:
             to_open.append(page)
         elif redirect:
-            problems.setdefault(page.relative_to(html_dir).as_posix(), []).extend(redirect)
+            problems.setdefault(page.relative_to(html_dir).as_posix(), []).extend(
+                redirect
+            )
 
     targets = Targets()
 
@@ -395,7 +578,9 @@ def main() -> int:
             counts = per_part.setdefault(part_of(name), [0, 0])
             counts[0] += 1
             if error is not None:
-                problems.setdefault(name, []).append(f"Chromium could not render the page: {error}")
+                problems.setdefault(name, []).append(
+                    f"Chromium could not render the page: {error}"
+                )
                 continue
             count, found = check_page(page, dom, html_dir, targets)
             formulas += count
@@ -404,7 +589,9 @@ def main() -> int:
                 problems.setdefault(name, []).extend(found)
 
     for part in sorted(toc_parts - set(per_part), key=part_key):
-        problems.setdefault(part, []).append("a part of _toc.yml with no page opened in the browser")
+        problems.setdefault(part, []).append(
+            "a part of _toc.yml with no page opened in the browser"
+        )
     n_errors = sum(len(v) for v in problems.values())
     for name, found in sorted(problems.items()):
         shown: dict[str, int] = {}
@@ -416,10 +603,17 @@ def main() -> int:
         for kind, n in shown.items():
             if n > MAX_SHOWN:
                 print(f"{name}: ... and {n - MAX_SHOWN} more of: {kind}")
-    print("pages opened (formulas typeset) per part: " + ", ".join(
-        f"{part} {n} ({f})" for part, (n, f) in sorted(per_part.items(), key=lambda kv: part_key(kv[0]))))
-    print(f"browser check: {len(pages)} pages, {len(to_open)} opened in Chromium, {formulas} formulas, "
-          f"{n_errors} errors")
+    print(
+        "pages opened (formulas typeset) per part: "
+        + ", ".join(
+            f"{part} {n} ({f})"
+            for part, (n, f) in sorted(per_part.items(), key=lambda kv: part_key(kv[0]))
+        )
+    )
+    print(
+        f"browser check: {len(pages)} pages, {len(to_open)} opened in Chromium, {formulas} formulas, "
+        f"{n_errors} errors"
+    )
     return 1 if n_errors else 0
 
 

@@ -41,7 +41,9 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 def need(tool: str) -> str:
     path = shutil.which(tool)
     if path is None:
-        sys.exit(f"check_pdf: {tool} not found: install Debian's poppler-utils (`make pdf-tools`)")
+        sys.exit(
+            f"check_pdf: {tool} not found: install Debian's poppler-utils (`make pdf-tools`)"
+        )
     return path
 
 
@@ -50,16 +52,38 @@ def chinese_font_problem(pdf: Path, text: str) -> str | None:
     if not CJK.search(text):
         return None
     fc_list = shutil.which("fc-list")
-    families = subprocess.run([fc_list, ":lang=zh", "family"], capture_output=True, text=True).stdout if fc_list else ""
-    names = {re.sub(r"[^a-z0-9]", "", name.lower()) for line in families.splitlines() for name in line.split(",")}
+    families = (
+        subprocess.run(
+            [fc_list, ":lang=zh", "family"], capture_output=True, text=True
+        ).stdout
+        if fc_list
+        else ""
+    )
+    names = {
+        re.sub(r"[^a-z0-9]", "", name.lower())
+        for line in families.splitlines()
+        for name in line.split(",")
+    }
     names = {n for n in names if n}
     if not names:
-        return ("Chinese text, but no font with Chinese glyphs on this machine: it prints as boxes "
-                "(install fonts-wqy-microhei: `make pdf-tools`, then `make pdf`)")
-    fonts = subprocess.run([need("pdffonts"), str(pdf)], capture_output=True, text=True, check=True).stdout
-    embedded = {re.sub(r"[^a-z0-9]", "", line.split()[0].split("+")[-1].lower())
-                for line in fonts.splitlines()[2:] if line.strip()}
-    if not any(name in font or font in name for name in names for font in embedded if font and font != "none"):
+        return (
+            "Chinese text, but no font with Chinese glyphs on this machine: it prints as boxes "
+            "(install fonts-wqy-microhei: `make pdf-tools`, then `make pdf`)"
+        )
+    fonts = subprocess.run(
+        [need("pdffonts"), str(pdf)], capture_output=True, text=True, check=True
+    ).stdout
+    embedded = {
+        re.sub(r"[^a-z0-9]", "", line.split()[0].split("+")[-1].lower())
+        for line in fonts.splitlines()[2:]
+        if line.strip()
+    }
+    if not any(
+        name in font or font in name
+        for name in names
+        for font in embedded
+        if font and font != "none"
+    ):
         return f"Chinese text, but none of the Chinese fonts ({', '.join(sorted(names))}) is in the PDF: boxes"
     return None
 
@@ -68,7 +92,9 @@ def norm(text: str) -> str:
     """Whitespace collapsed; ligatures and soft hyphens as the PDF's text layer may give them."""
     text = text.replace("\u00ad", "").replace("\ufb01", "fi").replace("\ufb02", "fl")
     text = re.sub(r"(?<=\w)-\s+(?=\w)", "-", text)  # a word hyphenated at a line break
-    text = re.sub(r"\s+([:;,.)])", r"\1", text)  # `code` : ... gets a space before the colon
+    text = re.sub(
+        r"\s+([:;,.)])", r"\1", text
+    )  # `code` : ... gets a space before the colon
     text = re.sub(r"\(\s+", "(", text)
     return re.sub(r"\s+", " ", text).strip()
 
@@ -78,7 +104,14 @@ def toc_titles(single_page: Path) -> list[tuple[int, str]]:
     soup = BeautifulSoup(single_page.read_text(encoding="utf-8"), "html.parser")
     titles = []
     for item in soup.select("#jb-print-toc li"):
-        level = next((int(c[len("toctree-l"):]) for c in item.get("class", []) if c.startswith("toctree-l")), 0)
+        level = next(
+            (
+                int(c[len("toctree-l") :])
+                for c in item.get("class", [])
+                if c.startswith("toctree-l")
+            ),
+            0,
+        )
         link = item.find("a", recursive=False)
         if link is not None and level:
             titles.append((level, norm(link.get_text())))
@@ -92,8 +125,12 @@ def code_text(single_page: Path) -> str:
 
 
 def page_texts(pdf: Path) -> list[str]:
-    out = subprocess.run([need("pdftotext"), "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [need("pdftotext"), "-enc", "UTF-8", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     pages = out.split("\f")
     return pages[:-1] if pages and not pages[-1].strip() else pages
 
@@ -111,9 +148,13 @@ def ink(png: Path) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdf", nargs="?", type=Path, default=PDF)
-    parser.add_argument("--html", type=Path, default=SINGLE_PAGE, help="the single-page HTML printed")
+    parser.add_argument(
+        "--html", type=Path, default=SINGLE_PAGE, help="the single-page HTML printed"
+    )
     parser.add_argument("--min-pages", type=int, default=100)
-    parser.add_argument("--pictures", type=Path, default=PDF.parent / "pages", help="where the PNGs go")
+    parser.add_argument(
+        "--pictures", type=Path, default=PDF.parent / "pages", help="where the PNGs go"
+    )
     args = parser.parse_args()
     if not args.pdf.is_file():
         sys.exit(f"check_pdf: no {args.pdf}: run `make pdf` first")
@@ -121,7 +162,9 @@ def main() -> int:
         sys.exit(f"check_pdf: no {args.html}: run `make pdf` first")
     problems: list[str] = []
 
-    info = subprocess.run([need("pdfinfo"), str(args.pdf)], capture_output=True, text=True, check=True).stdout
+    info = subprocess.run(
+        [need("pdfinfo"), str(args.pdf)], capture_output=True, text=True, check=True
+    ).stdout
     n_pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
     pages = [norm(p) for p in page_texts(args.pdf)]
     if len(pages) != n_pages:
@@ -132,18 +175,25 @@ def main() -> int:
     if not chapters:
         problems.append("no table of contents in the single-page HTML (#jb-print-toc)")
     if n_pages < max(args.min_pages, len(chapters)):
-        problems.append(f"{n_pages} pages: fewer than {max(args.min_pages, len(chapters))}")
+        problems.append(
+            f"{n_pages} pages: fewer than {max(args.min_pages, len(chapters))}"
+        )
 
     # The contents are the first pages; everything after the page that lists the last title is the book.
-    last_toc = max((i for i, p in enumerate(pages[:20]) if chapters and chapters[-1] in p), default=0)
-    body = pages[last_toc + 1:] if last_toc + 1 < len(pages) else pages
+    last_toc = max(
+        (i for i, p in enumerate(pages[:20]) if chapters and chapters[-1] in p),
+        default=0,
+    )
+    body = pages[last_toc + 1 :] if last_toc + 1 < len(pages) else pages
     body_text = " ".join(body)
     chapter_pages: list[int] = []
     for level, title in titles:
         if title not in body_text:
             problems.append(f"title missing from the PDF's text: {title!r}")
         elif level == 1:
-            heads = [i for i, p in enumerate(pages) if i > last_toc and p.startswith(title)]
+            heads = [
+                i for i, p in enumerate(pages) if i > last_toc and p.startswith(title)
+            ]
             if not heads:
                 problems.append(f"chapter or appendix does not start a page: {title!r}")
             else:
@@ -157,8 +207,10 @@ def main() -> int:
         if in_pdf > in_code:
             where = next(i for i, p in enumerate(pages) if pattern in p)
             at = pages[where].index(pattern)
-            problems.append(f"raw TeX {pattern!r}: {in_pdf} times in the PDF, {in_code} in code; first on page "
-                            f"{where + 1}: …{pages[where][max(0, at - 40):at + 40]}…")
+            problems.append(
+                f"raw TeX {pattern!r}: {in_pdf} times in the PDF, {in_code} in code; first on page "
+                f"{where + 1}: …{pages[where][max(0, at - 40) : at + 40]}…"
+            )
 
     problem = chinese_font_problem(args.pdf, "\n".join(pages))
     if problem:
@@ -171,18 +223,36 @@ def main() -> int:
         old.unlink()
     for number in shown:
         stem = args.pictures / f"page-{number:04d}"
-        subprocess.run([need("pdftoppm"), "-r", "60", "-png", "-singlefile", "-f", str(number), "-l", str(number),
-                        str(args.pdf), str(stem)], check=True)
+        subprocess.run(
+            [
+                need("pdftoppm"),
+                "-r",
+                "60",
+                "-png",
+                "-singlefile",
+                "-f",
+                str(number),
+                "-l",
+                str(number),
+                str(args.pdf),
+                str(stem),
+            ],
+            check=True,
+        )
         fraction = ink(stem.with_suffix(".png"))
         if fraction < 0.002:
-            problems.append(f"page {number} is blank ({fraction:.2%} ink): {stem.with_suffix('.png')}")
+            problems.append(
+                f"page {number} is blank ({fraction:.2%} ink): {stem.with_suffix('.png')}"
+            )
 
     for problem in problems:
         print(f"{args.pdf.name}: {problem}")
     size = args.pdf.stat().st_size / 1e6
-    print(f"PDF check: {n_pages} pages, {size:.1f} MB, {len(titles)} titles ({len(chapters)} chapters and "
-          f"appendices, each starting a page), {len(shown)} pages rendered to {args.pictures}, "
-          f"{len(problems)} problems")
+    print(
+        f"PDF check: {n_pages} pages, {size:.1f} MB, {len(titles)} titles ({len(chapters)} chapters and "
+        f"appendices, each starting a page), {len(shown)} pages rendered to {args.pictures}, "
+        f"{len(problems)} problems"
+    )
     return 1 if problems else 0
 
 

@@ -39,15 +39,29 @@ ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 API = BOOK / "appendix" / "api"
 
-DIRECTIVE = re.compile(r"^\.\. (?:auto|py:)(module|class|exception|function|data)::\s+(\S+)\s*$", re.MULTILINE)
-ROLE = {"module": "py:mod", "class": "py:class", "exception": "py:exc", "function": "py:func", "data": "py:data"}
+DIRECTIVE = re.compile(
+    r"^\.\. (?:auto|py:)(module|class|exception|function|data)::\s+(\S+)\s*$",
+    re.MULTILINE,
+)
+ROLE = {
+    "module": "py:mod",
+    "class": "py:class",
+    "exception": "py:exc",
+    "function": "py:func",
+    "data": "py:data",
+}
 # an inline code span (single backticks) not already the argument of a role
 CODE_SPAN = re.compile(r"(?<![`}\w])`([^`\n]+)`(?!`)")
-LINKED = re.compile(r"\{py:(?:mod|class|exc|func|data|obj|meth|attr)\}`~?([^`<>]+?)(?:\s*<([^`>]+)>)?`")
+LINKED = re.compile(
+    r"\{py:(?:mod|class|exc|func|data|obj|meth|attr)\}`~?([^`<>]+?)(?:\s*<([^`>]+)>)?`"
+)
 # classes that olbook re-exports from scikit-learn: a bare mention means scikit-learn's
 NOT_BARE = {"ConvergenceWarning"}
 # a bare class name right after these words is another library's class of the same name
-OTHER_LIBRARY = re.compile(r"(scikit-learn|sklearn|LIBOL|libsvm|numpy|scipy)\W{0,3}(\w+\W+){0,2}$", re.IGNORECASE)
+OTHER_LIBRARY = re.compile(
+    r"(scikit-learn|sklearn|LIBOL|libsvm|numpy|scipy)\W{0,3}(\w+\W+){0,2}$",
+    re.IGNORECASE,
+)
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
 # fences whose content is markdown (MyST directives that hold text); any other fence is code
 TEXT_DIRECTIVES = re.compile(
@@ -71,7 +85,11 @@ def bare_classes(names: dict[str, str]) -> dict[str, str]:
     for name, kind in names.items():
         if kind in ("class", "exception"):
             seen.setdefault(name.rsplit(".", 1)[1], []).append(name)
-    return {short: full[0] for short, full in seen.items() if len(full) == 1 and short not in NOT_BARE}
+    return {
+        short: full[0]
+        for short, full in seen.items()
+        if len(full) == 1 and short not in NOT_BARE
+    }
 
 
 class Linker:
@@ -107,7 +125,11 @@ class Linker:
             self.done.add((m.group(2) or m.group(1)).strip().lstrip("~"))
 
     def link_line(self, line: str) -> str:
-        if line.lstrip().startswith("#") or line.lstrip().startswith("(") and line.rstrip().endswith(")="):
+        if (
+            line.lstrip().startswith("#")
+            or line.lstrip().startswith("(")
+            and line.rstrip().endswith(")=")
+        ):
             return line  # a heading or a label
         masked = _mask(line)
         out, pos = [], 0
@@ -115,7 +137,11 @@ class Linker:
             found = self.target(line[m.start(1) : m.end(1)], line[: m.start()])
             if found is None or found[0] in self.done:
                 continue
-            if m.start() > 0 and line[m.start() - 1] == "[" or line[m.end() : m.end() + 2] == "](":
+            if (
+                m.start() > 0
+                and line[m.start() - 1] == "["
+                or line[m.end() : m.end() + 2] == "]("
+            ):
                 continue  # the text of a markdown link
             self.done.add(found[0])
             self.count += 1
@@ -133,11 +159,18 @@ class Linker:
             m = FENCE.match(line)
             if m:
                 marker, info = m.group(2), m.group(3).strip()
-                if stack and marker[0] == stack[-1][0][0] and len(marker) >= len(stack[-1][0]) and not info:
+                if (
+                    stack
+                    and marker[0] == stack[-1][0][0]
+                    and len(marker) >= len(stack[-1][0])
+                    and not info
+                ):
                     stack.pop()  # closes the innermost fence
                     continue
                 if not stack or stack[-1][1]:
-                    stack.append((marker, marker[0] == ":" or bool(TEXT_DIRECTIVES.match(info))))
+                    stack.append(
+                        (marker, marker[0] == ":" or bool(TEXT_DIRECTIVES.match(info)))
+                    )
                 continue
             fence = stack[-1] if stack else None
             if fence is not None and not fence[1]:
@@ -146,7 +179,9 @@ class Linker:
                 in_math = "$$" not in line  # a line of display math; "$$" closes it
                 continue
             if line.lstrip().startswith("$$"):
-                in_math = line.count("$$") % 2 == 1  # "$$ ... $$" on one line opens and closes
+                in_math = (
+                    line.count("$$") % 2 == 1
+                )  # "$$ ... $$" on one line opens and closes
                 continue
             if line.lstrip().startswith(":"):
                 continue  # a directive option line
@@ -166,7 +201,9 @@ def book_files(paths: list[str]) -> list[Path]:
     return [
         f
         for f in files
-        if API not in f.parents and ".ipynb_checkpoints" not in f.parts and "_build" not in f.parts
+        if API not in f.parents
+        and ".ipynb_checkpoints" not in f.parts
+        and "_build" not in f.parts
     ]
 
 
@@ -196,7 +233,10 @@ def process(path: Path, names: dict[str, str], write: bool) -> tuple[int, str | 
     if not (write and linker.count):
         return linker.count, None
     if notebook_text(json.loads(raw)) != raw:
-        return linker.count, "not written: its JSON is not in Jupyter's layout (re-save it first)"
+        return (
+            linker.count,
+            "not written: its JSON is not in Jupyter's layout (re-save it first)",
+        )
     path.write_text(notebook_text(nb), encoding="utf-8")
     return linker.count, None
 
@@ -204,9 +244,19 @@ def process(path: Path, names: dict[str, str], write: bool) -> tuple[int, str | 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--dry-run", action="store_true", help="report the links each file would get; write nothing")
-    mode.add_argument("--check", action="store_true", help="exit 1 if any file lacks a link; write nothing")
-    parser.add_argument("paths", nargs="*", help="notebooks or .md pages (default: the whole book)")
+    mode.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="report the links each file would get; write nothing",
+    )
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if any file lacks a link; write nothing",
+    )
+    parser.add_argument(
+        "paths", nargs="*", help="notebooks or .md pages (default: the whole book)"
+    )
     args = parser.parse_args(argv)
     names = api_names()
     if not names:
@@ -220,7 +270,10 @@ def main(argv: list[str] | None = None) -> int:
         if n or reason:
             rel = path.relative_to(ROOT) if ROOT in path.parents else path
             verb = "added" if write and not reason else "would add"
-            print(f"{rel}: {verb} {n} link{'s' * (n != 1)}" + (f" ({reason})" if reason else ""))
+            print(
+                f"{rel}: {verb} {n} link{'s' * (n != 1)}"
+                + (f" ({reason})" if reason else "")
+            )
         problems += bool(reason)
     verb = "added" if write else "would add"
     print(f"{verb} {total} links in total")

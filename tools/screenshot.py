@@ -29,34 +29,67 @@ from build_pdf import ROOT, WAIT_JS, DevTools, find_chromium  # noqa: E402
 MAX_BYTES = 300_000
 
 
-async def shoot(chromium: str, page: Path, anchor: str, width: int, height: int) -> bytes:
+async def shoot(
+    chromium: str, page: Path, anchor: str, width: int, height: int
+) -> bytes:
     from tornado.websocket import websocket_connect
 
     with tempfile.TemporaryDirectory(prefix="screenshot_") as profile:
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-               "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-address=127.0.0.1",
-               "--remote-debugging-port=0", f"--user-data-dir={profile}", "about:blank"]
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env={**os.environ, "HOME": profile})
+        cmd = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            f"--user-data-dir={profile}",
+            "about:blank",
+        ]
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "HOME": profile},
+        )
         try:
             port_file = Path(profile) / "DevToolsActivePort"
             deadline = time.monotonic() + 60
-            while not (port_file.is_file() and len(port_file.read_text().splitlines()) >= 2):
+            while not (
+                port_file.is_file() and len(port_file.read_text().splitlines()) >= 2
+            ):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("Chromium did not start its DevTools endpoint")
                 await asyncio.sleep(0.1)
             port, path = port_file.read_text().splitlines()[:2]
-            conn = await websocket_connect(f"ws://127.0.0.1:{port}{path}", max_message_size=1 << 28)
+            conn = await websocket_connect(
+                f"ws://127.0.0.1:{port}{path}", max_message_size=1 << 28
+            )
             cdp = DevTools(conn)
             target = await cdp.send("Target.createTarget", url="about:blank")
-            session = (await cdp.send("Target.attachToTarget", targetId=target["targetId"],
-                                      flatten=True))["sessionId"]
-            await cdp.send("Emulation.setDeviceMetricsOverride", session, width=width, height=height,
-                           deviceScaleFactor=1, mobile=False)
+            session = (
+                await cdp.send(
+                    "Target.attachToTarget", targetId=target["targetId"], flatten=True
+                )
+            )["sessionId"]
+            await cdp.send(
+                "Emulation.setDeviceMetricsOverride",
+                session,
+                width=width,
+                height=height,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
             await cdp.send("Page.enable", session)
             await cdp.send("Page.navigate", session, url=page.as_uri())
-            result = await cdp.send("Runtime.evaluate", session, expression=WAIT_JS, awaitPromise=True,
-                                    returnByValue=True)
+            result = await cdp.send(
+                "Runtime.evaluate",
+                session,
+                expression=WAIT_JS,
+                awaitPromise=True,
+                returnByValue=True,
+            )
             found = json.loads(result["result"]["value"])
             if found["errors"] or found["typeset"] < found["math"]:
                 raise RuntimeError(f"MathJax did not typeset the page: {found}")
@@ -70,7 +103,9 @@ async def shoot(chromium: str, page: Path, anchor: str, width: int, height: int)
                 window.scrollBy(0, -64);
                 return new Promise(r => setTimeout(r, 500));
             }})()"""
-            await cdp.send("Runtime.evaluate", session, expression=scroll, awaitPromise=True)
+            await cdp.send(
+                "Runtime.evaluate", session, expression=scroll, awaitPromise=True
+            )
             shot = await cdp.send("Page.captureScreenshot", session, format="png")
             conn.close()
             return base64.b64decode(shot["data"])
@@ -90,18 +125,28 @@ def main() -> int:
     page = ROOT / "_build" / "html" / args.page
     if not page.is_file():
         sys.exit(f"screenshot: no {page}: run `make book` first")
-    png = asyncio.run(shoot(find_chromium(), page, args.anchor, args.width, args.height))
+    png = asyncio.run(
+        shoot(find_chromium(), page, args.anchor, args.width, args.height)
+    )
 
     from PIL import Image
 
-    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    image = (
+        Image.open(io.BytesIO(png))
+        .convert("RGB")
+        .quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    )
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)
     if buffer.tell() > MAX_BYTES:
-        sys.exit(f"screenshot: {buffer.tell()} bytes, more than {MAX_BYTES}: choose a smaller window")
+        sys.exit(
+            f"screenshot: {buffer.tell()} bytes, more than {MAX_BYTES}: choose a smaller window"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(buffer.getvalue())
-    print(f"screenshot: {args.out}, {buffer.tell() // 1000} KB, {args.width} x {args.height}")
+    print(
+        f"screenshot: {args.out}, {buffer.tell() // 1000} KB, {args.width} x {args.height}"
+    )
     return 0
 
 

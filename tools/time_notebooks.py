@@ -32,7 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _save_function():
     """benchmarks/_results.py's ``save``, imported by path (benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("_results", ROOT / "benchmarks" / "_results.py")
+    spec = importlib.util.spec_from_file_location(
+        "_results", ROOT / "benchmarks" / "_results.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.save
@@ -63,21 +65,30 @@ def time_notebook(path: Path, timeout: int = 600) -> tuple[float, str | None]:
     nb = nbformat.read(path, as_version=4)
     # shutdown_kernel="immediate": the kernel is killed after the last cell instead of being asked to
     # exit, which takes seconds (the book's time is its start-up and its cells, not its shut-down)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", shutdown_kernel="immediate",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        shutdown_kernel="immediate",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     start = time.perf_counter()
     try:
         client.execute()
     except CellExecutionError as exc:
         text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # the traceback's colours
         lines = [line for line in text.splitlines() if line.strip()]
-        return time.perf_counter() - start, lines[-1][:200] if lines else "CellExecutionError"
+        return time.perf_counter() - start, lines[-1][
+            :200
+        ] if lines else "CellExecutionError"
     return time.perf_counter() - start, None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--target", type=float, default=180.0, help="seconds for the whole book")
+    parser.add_argument(
+        "--target", type=float, default=180.0, help="seconds for the whole book"
+    )
     args = parser.parse_args()
     rows, total, failed = [], 0.0, []
     notebooks = toc_notebooks()
@@ -90,13 +101,32 @@ def main() -> None:
         if error:
             failed.append(name)
     met = total <= args.target and not failed
-    rows.append({"notebook": "total", "seconds": round(total, 2), "target_s": args.target, "met": met,
-                 "error": f"{len(failed)} notebook(s) failed: the total is incomplete" if failed else None})
-    print(f"{len(notebooks)} notebooks, total {total:.1f} s: target <= {args.target:.0f} s "
-          f"{'met' if met else 'NOT met'}" + (f"; {len(failed)} FAILED (stopped at the error): "
-                                             f"{', '.join(failed)}" if failed else ""))
-    _save_function()("notebooks", rows, notes="nbclient, a fresh python3 kernel per notebook, one after another; "
-                                              "kernel start-up and imports included")
+    rows.append(
+        {
+            "notebook": "total",
+            "seconds": round(total, 2),
+            "target_s": args.target,
+            "met": met,
+            "error": f"{len(failed)} notebook(s) failed: the total is incomplete"
+            if failed
+            else None,
+        }
+    )
+    print(
+        f"{len(notebooks)} notebooks, total {total:.1f} s: target <= {args.target:.0f} s "
+        f"{'met' if met else 'NOT met'}"
+        + (
+            f"; {len(failed)} FAILED (stopped at the error): {', '.join(failed)}"
+            if failed
+            else ""
+        )
+    )
+    _save_function()(
+        "notebooks",
+        rows,
+        notes="nbclient, a fresh python3 kernel per notebook, one after another; "
+        "kernel start-up and imports included",
+    )
     if failed:
         raise SystemExit(1)
 

@@ -11,9 +11,19 @@ dyadic grid and return types), ``_separable`` and ``_adversary`` (chapter 1),
 
 from ._adversary import greedy_adversarial_order
 from ._grid import GRID_BITS, NoisyData, SeparableData, random_unit_vector
-from ._margin import MAX_PARITY_FEATURES, first_one_parity_labels, make_first_one_parity, make_spirals
+from ._margin import (
+    MAX_PARITY_FEATURES,
+    first_one_parity_labels,
+    make_first_one_parity,
+    make_spirals,
+)
 from ._real import REAL_DATASETS, load_binary
-from ._separable import make_noisy, make_orthogonal_worst_case, make_separable, make_shell
+from ._separable import (
+    make_noisy,
+    make_orthogonal_worst_case,
+    make_separable,
+    make_shell,
+)
 
 __all__ = [
     "GRID_BITS",

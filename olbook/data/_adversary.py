@@ -36,7 +36,11 @@ def _greedy_order(X, y, u, sqnorm, max_rounds, tol):  # pragma: no cover - compi
         # Pass 2: among the violated examples within tol of the least progress, the largest growth.
         best = -1
         for i in range(n):
-            if violated[i] and progress[i] <= least + tol * scale and (best < 0 or growth[i] > growth[best]):
+            if (
+                violated[i]
+                and progress[i] <= least + tol * scale
+                and (best < 0 or growth[i] > growth[best])
+            ):
                 best = i
         if best < 0:
             break
@@ -47,7 +51,9 @@ def _greedy_order(X, y, u, sqnorm, max_rounds, tol):  # pragma: no cover - compi
     return order[:rounds]
 
 
-def greedy_adversarial_order(X, y, u, *, max_rounds: int = 100_000, tol: float = 1e-9) -> np.ndarray:
+def greedy_adversarial_order(
+    X, y, u, *, max_rounds: int = 100_000, tol: float = 1e-9
+) -> np.ndarray:
     r"""A sequence of example indices chosen to make the perceptron err often.
 
     An adversary that knows the separator :math:`\mathbf u` replays the
@@ -92,10 +98,16 @@ def greedy_adversarial_order(X, y, u, *, max_rounds: int = 100_000, tol: float =
     Xa, ya = check_X_y(X, y)
     ua = np.asarray(u, dtype=np.float64).ravel()
     if ua.shape[0] != Xa.shape[1]:
-        raise ValueError(f"u has {ua.shape[0]} entries but X has {Xa.shape[1]} features.")
+        raise ValueError(
+            f"u has {ua.shape[0]} entries but X has {Xa.shape[1]} features."
+        )
     if not np.all(np.isfinite(ua)):
         raise ValueError("u contains NaN or inf.")
     m = check_positive_int(max_rounds, "max_rounds")
-    if not (isinstance(tol, (int, float, np.floating, np.integer)) and np.isfinite(tol) and tol >= 0):
+    if not (
+        isinstance(tol, (int, float, np.floating, np.integer))
+        and np.isfinite(tol)
+        and tol >= 0
+    ):
         raise ValueError(f"tol must be a finite number >= 0; got {tol!r}.")
     return _greedy_order(Xa, ya, ua, row_sqnorms(Xa), m, float(tol))

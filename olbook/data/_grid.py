@@ -51,13 +51,17 @@ def _check_geometry(n_samples, n_features, margin, radius, *, min_features: int)
     n = check_positive_int(n_samples, "n_samples")
     d = check_positive_int(n_features, "n_features")
     if n < 2:
-        raise ValueError(f"n_samples must be >= 2 so that both classes appear; got {n}.")
+        raise ValueError(
+            f"n_samples must be >= 2 so that both classes appear; got {n}."
+        )
     if d < min_features:
         raise ValueError(f"n_features must be >= {min_features}; got {d}.")
     gamma = check_positive_float(margin, "margin")
     R = check_positive_float(radius, "radius")
     if gamma > R:
-        raise ValueError(f"margin must not exceed radius; got margin={gamma} > radius={R}.")
+        raise ValueError(
+            f"margin must not exceed radius; got margin={gamma} > radius={R}."
+        )
     return n, d, gamma, R
 
 
@@ -73,7 +77,9 @@ def _grid_step(R: float) -> float:
     return float(2.0 ** (np.floor(np.log2(R)) - GRID_BITS))
 
 
-def _separator_and_labels(n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _separator_and_labels(
+    n: int, d: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """A random signed coordinate axis as unit separator, and random labels (example 0 is +1, example 1 is -1)."""
     u = np.zeros(d)
     u[rng.integers(d)] = rng.choice(np.array([-1.0, 1.0]))
@@ -82,7 +88,9 @@ def _separator_and_labels(n: int, d: int, rng: np.random.Generator) -> tuple[np.
     return u, y
 
 
-def _perpendicular(length: np.ndarray, u: np.ndarray, step: float, rng: np.random.Generator) -> np.ndarray:
+def _perpendicular(
+    length: np.ndarray, u: np.ndarray, step: float, rng: np.random.Generator
+) -> np.ndarray:
     """Random vectors orthogonal to the axis ``u``, of norm at most ``length``, on the grid of ``step``.
 
     A direction is drawn uniformly on the unit sphere of the other ``d - 1``

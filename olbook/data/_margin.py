@@ -26,7 +26,9 @@ def first_one_parity_labels(X) -> np.ndarray:
         raise ValueError("X must contain only the values 0 and 1.")
     ones = A == 1.0
     if not np.all(ones.any(axis=1)):
-        raise ValueError("every row of X must contain a 1 (the zero vector has no label).")
+        raise ValueError(
+            "every row of X must contain a 1 (the zero vector has no label)."
+        )
     first = np.argmax(ones, axis=1)  # 0-based index of the first 1
     return np.where(first % 2 == 0, 1.0, -1.0)
 
@@ -61,7 +63,9 @@ def make_first_one_parity(n_features: int) -> SeparableData:
     """
     d = check_positive_int(n_features, "n_features")
     if d > MAX_PARITY_FEATURES:
-        raise ValueError(f"n_features must be <= {MAX_PARITY_FEATURES} (2**d - 1 examples); got {d}.")
+        raise ValueError(
+            f"n_features must be <= {MAX_PARITY_FEATURES} (2**d - 1 examples); got {d}."
+        )
     k = np.arange(1, 2**d, dtype=np.int64)
     shifts = np.arange(d - 1, -1, -1, dtype=np.int64)
     X = ((k[:, None] >> shifts[None, :]) & 1).astype(np.float64)
@@ -115,12 +119,21 @@ def make_spirals(
         raise ValueError(f"n_samples must be >= 2 so that both arms appear; got {n}.")
     tw = check_positive_float(turns, "turns")
     R = check_positive_float(radius, "radius")
-    if not (isinstance(noise, (int, float, np.integer, np.floating)) and np.isfinite(noise) and noise >= 0):
+    if not (
+        isinstance(noise, (int, float, np.integer, np.floating))
+        and np.isfinite(noise)
+        and noise >= 0
+    ):
         raise ValueError(f"noise must be a finite number >= 0; got {noise!r}.")
     rng = check_rng(random_state)
     n_neg = n // 2
     n_pos = n - n_neg
-    t = np.concatenate([np.sort(rng.uniform(0.0, 1.0, size=n_pos)), np.sort(rng.uniform(0.0, 1.0, size=n_neg))])
+    t = np.concatenate(
+        [
+            np.sort(rng.uniform(0.0, 1.0, size=n_pos)),
+            np.sort(rng.uniform(0.0, 1.0, size=n_neg)),
+        ]
+    )
     sign = np.concatenate([np.ones(n_pos), -np.ones(n_neg)])
     r = R * (0.1 + 0.9 * t)
     theta = 2.0 * np.pi * tw * t
@@ -130,6 +143,3 @@ def make_spirals(
     step = _grid_step(R)
     X = np.round(X / step) * step
     return np.ascontiguousarray(X), sign
-
-
-

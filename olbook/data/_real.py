@@ -14,7 +14,9 @@ REAL_DATASETS = {
 }
 
 
-def load_binary(name: str, *, standardize: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def load_binary(
+    name: str, *, standardize: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Load one of scikit-learn's bundled data sets as a binary problem with labels ±1.
 
     Nothing is downloaded: these data files ship inside scikit-learn.
@@ -54,7 +56,9 @@ def load_binary(name: str, *, standardize: bool = False) -> tuple[np.ndarray, np
         keep = (data.target == 3) | (data.target == 8)
         X, y = data.data[keep], np.where(data.target[keep] == 3, 1.0, -1.0)
     else:
-        raise ValueError(f"unknown data set {name!r}; choose one of {sorted(REAL_DATASETS)}.")
+        raise ValueError(
+            f"unknown data set {name!r}; choose one of {sorted(REAL_DATASETS)}."
+        )
     X = np.ascontiguousarray(X, dtype=np.float64)
     if standardize:
         sd = X.std(axis=0)

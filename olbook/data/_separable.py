@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_float, check_positive_int, check_probability, check_rng
+from .._validation import (
+    check_positive_float,
+    check_positive_int,
+    check_probability,
+    check_rng,
+)
 from ._grid import (
     NoisyData,
     SeparableData,
@@ -64,7 +69,9 @@ def make_separable(
     SeparableData
         ``(X, y, u)``.
     """
-    n, d, gamma, R = _check_geometry(n_samples, n_features, margin, radius, min_features=1)
+    n, d, gamma, R = _check_geometry(
+        n_samples, n_features, margin, radius, min_features=1
+    )
     step = _grid_step(R)
     rng = check_rng(random_state)
     u, y = _separator_and_labels(n, d, rng)
@@ -97,7 +104,9 @@ def make_noisy(
     """
     p = check_probability(flip, "flip")
     rng = check_rng(random_state)
-    X, y, u = make_separable(n_samples, n_features, margin=margin, radius=radius, random_state=rng)
+    X, y, u = make_separable(
+        n_samples, n_features, margin=margin, radius=radius, random_state=rng
+    )
     n_flip = int(round(p * X.shape[0]))
     flipped = np.zeros(X.shape[0], dtype=bool)
     flipped[rng.choice(X.shape[0], size=n_flip, replace=False)] = True
@@ -136,7 +145,9 @@ def make_shell(
         :math:`0 < \gamma \le R`.
     random_state : None, int or numpy.random.Generator
     """
-    n, d, gamma, R = _check_geometry(n_samples, n_features, margin, radius, min_features=2)
+    n, d, gamma, R = _check_geometry(
+        n_samples, n_features, margin, radius, min_features=2
+    )
     step = _grid_step(R)
     rng = check_rng(random_state)
     u, y = _separator_and_labels(n, d, rng)
@@ -147,7 +158,11 @@ def make_shell(
 
 
 def make_orthogonal_worst_case(
-    n_mistakes: int, n_features: int | None = None, *, radius: float = 1.0, random_state=None
+    n_mistakes: int,
+    n_features: int | None = None,
+    *,
+    radius: float = 1.0,
+    random_state=None,
 ) -> SeparableData:
     r"""The data on which the perceptron makes exactly :math:`(R/\gamma)^2` mistakes.
 
@@ -176,7 +191,9 @@ def make_orthogonal_worst_case(
     k = check_positive_int(n_mistakes, "n_mistakes")
     d = k if n_features is None else check_positive_int(n_features, "n_features")
     if d < k:
-        raise ValueError(f"n_features must be >= n_mistakes (orthogonal examples); got {d} < {k}.")
+        raise ValueError(
+            f"n_features must be >= n_mistakes (orthogonal examples); got {d} < {k}."
+        )
     R = check_positive_float(radius, "radius")
     rng = check_rng(random_state)
     Q = np.zeros((d, k))
