@@ -13,7 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._rowops import csr_row_score, csr_row_sqnorm, row_score, row_sqnorms
+from ._rowops import csr_row_score, csr_row_sqnorms, row_score, row_sqnorms
 from ._validation import all_finite, check_X, is_sparse, non_finite_error
 
 __all__ = [
@@ -135,16 +135,6 @@ def normalize_rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
     return A / norms[:, None]
 
 
-@numba.njit(cache=True)
-def _csr_sqnorms(data, indices, indptr):  # pragma: no cover - compiled
-    n = indptr.shape[0] - 1
-    out = np.empty(n)
-    acc = np.empty(8)
-    for i in range(n):
-        out[i] = csr_row_sqnorm(data, indices, indptr[i], indptr[i + 1], acc)
-    return out
-
-
 def _normalize_csr(X, fit_intercept: bool):
     import scipy.sparse as sp
 
@@ -156,7 +146,7 @@ def _normalize_csr(X, fit_intercept: bool):
         else X.copy()
     )
     A.sum_duplicates()
-    norms = np.sqrt(_csr_sqnorms(A.data, A.indices, A.indptr))
+    norms = np.sqrt(csr_row_sqnorms(A))
     _refuse_zero_rows(norms)
     A.data = A.data / np.repeat(norms, np.diff(A.indptr))
     return A

@@ -52,6 +52,7 @@ __all__ = [
     "dot",
     "csr_row_score",
     "csr_row_dots",
+    "csr_row_sqnorms",
     "blocked_sum_reference",
 ]
 
@@ -193,6 +194,14 @@ def row_sqnorms(X: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
+def _lane_tree(acc):  # pragma: no cover - compiled
+    """The :data:`LANES` partial sums ``acc`` combined in the fixed tree of the module."""
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
+        (acc[4] + acc[5]) + (acc[6] + acc[7])
+    )
+
+
+@numba.njit(cache=True)
 def csr_row_score(w, data, indices, start, stop, acc):
     """:func:`row_score` of a sparse row: the stored entries ``data[start:stop]`` in columns
     ``indices[start:stop]`` (increasing, no duplicates: scipy's canonical CSR).
@@ -202,37 +211,45 @@ def csr_row_score(w, data, indices, start, stop, acc):
     and the partial sums are combined in the same tree. ``acc`` is a scratch array
     of :data:`LANES` floats (overwritten). O(number of stored entries).
     """
-    for k in range(8):
-        acc[k] = 0.0
+    acc[:] = 0.0
     nonfinite = 0.0
     for p in range(start, stop):
         x = data[p]
         j = indices[p]
         acc[j & 7] += w[j] * x
         nonfinite += x - x
-    f = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
-        (acc[4] + acc[5]) + (acc[6] + acc[7])
-    )
-    return f, nonfinite
+    return _lane_tree(acc), nonfinite
 
 
 @numba.njit(cache=True)
 def csr_row_sqnorm(data, indices, start, stop, acc):
     """Squared norm of a sparse row in the blocked order (the bits of the dense :func:`row_sqnorms`)."""
-    for k in range(8):
-        acc[k] = 0.0
+    acc[:] = 0.0
     for p in range(start, stop):
         acc[indices[p] & 7] += data[p] * data[p]
-    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
-        (acc[4] + acc[5]) + (acc[6] + acc[7])
-    )
+    return _lane_tree(acc)
+
+
+@numba.njit(cache=True)
+def _csr_row_sqnorms(data, indices, indptr):  # pragma: no cover - compiled
+    n = indptr.shape[0] - 1
+    out = np.empty(n)
+    acc = np.empty(LANES)
+    for i in range(n):
+        out[i] = csr_row_sqnorm(data, indices, indptr[i], indptr[i + 1], acc)
+    return out
+
+
+def csr_row_sqnorms(X) -> np.ndarray:
+    """:func:`row_sqnorms` of a canonical ``scipy.sparse`` CSR matrix: the bits of the dense rows."""
+    return _csr_row_sqnorms(X.data, X.indices, X.indptr)
 
 
 @numba.njit(cache=True)
 def _csr_row_dots(data, indices, indptr, w):  # pragma: no cover - compiled
     n = indptr.shape[0] - 1
     out = np.empty(n)
-    acc = np.empty(8)
+    acc = np.empty(LANES)
     for i in range(n):
         out[i], _ = csr_row_score(w, data, indices, indptr[i], indptr[i + 1], acc)
     return out
