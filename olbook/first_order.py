@@ -36,6 +36,7 @@ __all__ = [
     "OGDClassifier",
     "romma_epoch",
     "alma_epoch",
+    "ogd_step",
     "ogd_epoch",
     "ogd_epoch_csr",
 ]
@@ -133,14 +134,28 @@ def alma_epoch(X, y, w, k0, alpha, B, C, mistakes, updates):
 
 
 @numba.njit(cache=True)
+def ogd_step(m, t, eta, decay, logistic):
+    """The step along ``y x`` at round ``t`` (1-based) for the margin ``m = y w.x``.
+
+    ``eta_t = eta`` or, with ``decay``, ``eta / sqrt(t)``, times the size of the
+    negative (sub)gradient's factor: 1 if ``m < 1`` else 0 (hinge, the subgradient
+    0 at ``m = 1``), ``1 / (1 + exp(m))`` (logistic).
+    """
+    if logistic:
+        g = 1.0 / (1.0 + math.exp(m)) if m > -700.0 else 1.0
+    else:
+        g = 1.0 if m < 1.0 else 0.0
+    return (eta / math.sqrt(t) if decay else eta) * g
+
+
+@numba.njit(cache=True)
 def ogd_epoch(X, y, w, t0, eta, decay, logistic, mistakes, updates):
     """One pass of OGD on the hinge (``logistic=False``) or logistic loss.
 
     Returns ``(t, bad_row)``.
 
-    Round ``t`` (1-based, counted over all passes) steps by ``eta_t = eta`` or,
-    with ``decay``, ``eta / sqrt(t)``, along the negative (sub)gradient:
-    ``y x`` if ``y w.x < 1`` (hinge), ``y x / (1 + exp(y w.x))`` (logistic).
+    Round ``t`` (1-based, counted over all passes) steps by :func:`ogd_step`
+    along ``y x``, the negative (sub)gradient of the loss at ``w``.
     """
     n, d = X.shape
     t = t0
@@ -150,12 +165,7 @@ def ogd_epoch(X, y, w, t0, eta, decay, logistic, mistakes, updates):
             return t, i
         t += 1
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        m = y[i] * f
-        if logistic:
-            g = 1.0 / (1.0 + math.exp(m)) if m > -700.0 else 1.0
-        else:
-            g = 1.0 if m < 1.0 else 0.0
-        step = (eta / math.sqrt(t) if decay else eta) * g
+        step = ogd_step(y[i] * f, t, eta, decay, logistic)
         updates[i] = step > 0.0
         if updates[i]:
             for j in range(d):
@@ -178,12 +188,7 @@ def ogd_epoch_csr(
             return t, i
         t += 1
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        m = y[i] * f
-        if logistic:
-            g = 1.0 / (1.0 + math.exp(m)) if m > -700.0 else 1.0
-        else:
-            g = 1.0 if m < 1.0 else 0.0
-        step = (eta / math.sqrt(t) if decay else eta) * g
+        step = ogd_step(y[i] * f, t, eta, decay, logistic)
         updates[i] = step > 0.0
         if updates[i]:
             for p in range(start, stop):
