@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -32,6 +33,10 @@ import time
 from pathlib import Path
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_pages import HEADLESS  # noqa: E402
+from check_pages import find_chromium as _find_chromium  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "online-learning-executably.pdf"
@@ -136,18 +141,6 @@ def build_singlehtml(python: str) -> Path:
 # --- Chromium through the DevTools protocol ---------------------------------------------------------
 
 
-def find_chromium() -> str:
-    for name in [
-        os.environ.get("CHROMIUM", ""),
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-    ]:
-        if name and shutil.which(name):
-            return shutil.which(name)
-    sys.exit("build_pdf: Chromium not found (set CHROMIUM, or run `make chromium`)")
-
-
 class DevTools:
     """A minimal DevTools-protocol client over tornado's websocket (tornado comes with Jupyter)."""
 
@@ -172,21 +165,21 @@ class DevTools:
                 return reply["result"]
 
 
-async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> dict:
+@contextlib.asynccontextmanager
+async def devtools_page(chromium: str, prefix: str, *flags: str):
+    """Start headless, offline Chromium with its DevTools endpoint and open a blank page.
+
+    Yields ``(cdp, session)``: the :class:`DevTools` client and the page's session id.
+    Chromium runs with the flags of the browser check (``check_pages.HEADLESS``) plus
+    ``flags``, in a fresh profile, and is stopped on exit.
+    """
     from tornado.websocket import websocket_connect
 
-    with tempfile.TemporaryDirectory(prefix="build_pdf_") as profile:
+    with tempfile.TemporaryDirectory(prefix=prefix) as profile:
         cmd = [
             chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-extensions",
-            "--mute-audio",
-            "--host-resolver-rules=MAP * ~NOTFOUND",  # offline: every host name fails to resolve
+            *HEADLESS,
+            *flags,
             "--remote-debugging-address=127.0.0.1",
             "--remote-debugging-port=0",
             f"--user-data-dir={profile}",
@@ -218,74 +211,87 @@ async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> d
             conn = await websocket_connect(
                 f"ws://127.0.0.1:{port}{path}", max_message_size=1 << 30
             )
-            cdp = DevTools(conn)
-            target = await cdp.send("Target.createTarget", url="about:blank")
-            session = (
-                await cdp.send(
-                    "Target.attachToTarget", targetId=target["targetId"], flatten=True
-                )
-            )["sessionId"]
-            await cdp.send("Page.enable", session)
-            await cdp.send("Page.navigate", session, url=page.as_uri())
-            start = time.monotonic()
-            result = await asyncio.wait_for(
-                cdp.send(
-                    "Runtime.evaluate",
-                    session,
-                    expression=WAIT_JS,
-                    awaitPromise=True,
-                    returnByValue=True,
-                ),
-                timeout_s,
-            )
-            if "exceptionDetails" in result:
-                raise RuntimeError(
-                    f"waiting for the page failed: {result['exceptionDetails']}"
-                )
-            found = json.loads(result["result"]["value"])
-            found["typeset_s"] = time.monotonic() - start
-            if found["errors"] or found["broken"] or found["typeset"] < found["math"]:
-                raise RuntimeError(f"the page is not ready to print: {found}")
-            printed = await asyncio.wait_for(
-                cdp.send(
-                    "Page.printToPDF",
-                    session,
-                    paperWidth=8.27,
-                    paperHeight=11.69,  # A4, inches
-                    marginTop=0.6,
-                    marginBottom=0.7,
-                    marginLeft=0.6,
-                    marginRight=0.6,
-                    printBackground=True,
-                    displayHeaderFooter=True,
-                    headerTemplate="<span></span>",
-                    footerTemplate=FOOTER,
-                    transferMode="ReturnAsStream",
-                ),
-                timeout_s,
-            )
-            with pdf.open("wb") as out:
-                while True:
-                    chunk = await cdp.send(
-                        "IO.read", session, handle=printed["stream"], size=1 << 22
+            try:
+                cdp = DevTools(conn)
+                target = await cdp.send("Target.createTarget", url="about:blank")
+                session = (
+                    await cdp.send(
+                        "Target.attachToTarget",
+                        targetId=target["targetId"],
+                        flatten=True,
                     )
-                    data = chunk["data"]
-                    out.write(
-                        base64.b64decode(data)
-                        if chunk.get("base64Encoded")
-                        else data.encode()
-                    )
-                    if chunk.get("eof"):
-                        break
-            await cdp.send("IO.close", session, handle=printed["stream"])
-            conn.close()
-            return found
+                )["sessionId"]
+                yield cdp, session
+            finally:
+                conn.close()
         finally:
             proc.terminate()
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> dict:
+    async with devtools_page(chromium, "build_pdf_") as (cdp, session):
+        await cdp.send("Page.enable", session)
+        await cdp.send("Page.navigate", session, url=page.as_uri())
+        start = time.monotonic()
+        result = await asyncio.wait_for(
+            cdp.send(
+                "Runtime.evaluate",
+                session,
+                expression=WAIT_JS,
+                awaitPromise=True,
+                returnByValue=True,
+            ),
+            timeout_s,
+        )
+        if "exceptionDetails" in result:
+            raise RuntimeError(
+                f"waiting for the page failed: {result['exceptionDetails']}"
+            )
+        found = json.loads(result["result"]["value"])
+        found["typeset_s"] = time.monotonic() - start
+        if found["errors"] or found["broken"] or found["typeset"] < found["math"]:
+            raise RuntimeError(f"the page is not ready to print: {found}")
+        printed = await asyncio.wait_for(
+            cdp.send(
+                "Page.printToPDF",
+                session,
+                paperWidth=8.27,
+                paperHeight=11.69,  # A4, inches
+                marginTop=0.6,
+                marginBottom=0.7,
+                marginLeft=0.6,
+                marginRight=0.6,
+                printBackground=True,
+                displayHeaderFooter=True,
+                headerTemplate="<span></span>",
+                footerTemplate=FOOTER,
+                transferMode="ReturnAsStream",
+            ),
+            timeout_s,
+        )
+        with pdf.open("wb") as out:
+            while True:
+                chunk = await cdp.send(
+                    "IO.read", session, handle=printed["stream"], size=1 << 22
+                )
+                data = chunk["data"]
+                out.write(
+                    base64.b64decode(data)
+                    if chunk.get("base64Encoded")
+                    else data.encode()
+                )
+                if chunk.get("eof"):
+                    break
+        await cdp.send("IO.close", session, handle=printed["stream"])
+        return found
+
+
+def find_chromium() -> str:
+    return _find_chromium("build_pdf")
 
 
 def main() -> int:

@@ -169,7 +169,23 @@ CSS_REMOTE = re.compile(
 CHAPTER = re.compile(r"^book/(\d\d)_[^/]+/")
 
 
-def find_chromium() -> str:
+#: Headless, offline Chromium: every host name fails to resolve, as for a reader without network
+#: (tools/build_pdf.py and tools/screenshot.py start it with the same flags).
+HEADLESS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+    "--mute-audio",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+]
+
+
+def find_chromium(tool: str = "check_pages") -> str:
+    """$CHROMIUM, else the first of chromium, chromium-browser, google-chrome on PATH."""
     candidates = [os.environ.get("CHROMIUM", "")] + [
         "chromium",
         "chromium-browser",
@@ -178,7 +194,7 @@ def find_chromium() -> str:
     for name in candidates:
         if name and shutil.which(name):
             return shutil.which(name)
-    sys.exit("check_pages: Chromium not found (set CHROMIUM, or run `make chromium`)")
+    sys.exit(f"{tool}: Chromium not found (set CHROMIUM, or run `make chromium`)")
 
 
 def toc_pages(toc_file: Path) -> list[str]:
@@ -215,16 +231,7 @@ def render(chromium: str, page: Path, budget_ms: int, timeout_s: int) -> str:
     with tempfile.TemporaryDirectory(prefix="check_pages_") as profile:
         cmd = [
             chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-extensions",
-            "--mute-audio",
-            # offline, as a reader without network: every host name fails to resolve
-            "--host-resolver-rules=MAP * ~NOTFOUND",
+            *HEADLESS,
             f"--user-data-dir={profile}",
             f"--virtual-time-budget={budget_ms}",
             "--dump-dom",

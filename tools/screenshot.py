@@ -16,15 +16,11 @@ import asyncio
 import base64
 import io
 import json
-import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_pdf import ROOT, WAIT_JS, DevTools, find_chromium  # noqa: E402
+from build_pdf import ROOT, WAIT_JS, devtools_page, find_chromium  # noqa: E402
 
 MAX_BYTES = 300_000
 
@@ -32,86 +28,45 @@ MAX_BYTES = 300_000
 async def shoot(
     chromium: str, page: Path, anchor: str, width: int, height: int
 ) -> bytes:
-    from tornado.websocket import websocket_connect
-
-    with tempfile.TemporaryDirectory(prefix="screenshot_") as profile:
-        cmd = [
-            chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-            f"--user-data-dir={profile}",
-            "about:blank",
-        ]
-        proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, "HOME": profile},
+    async with devtools_page(chromium, "screenshot_", "--hide-scrollbars") as (
+        cdp,
+        session,
+    ):
+        await cdp.send(
+            "Emulation.setDeviceMetricsOverride",
+            session,
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
         )
-        try:
-            port_file = Path(profile) / "DevToolsActivePort"
-            deadline = time.monotonic() + 60
-            while not (
-                port_file.is_file() and len(port_file.read_text().splitlines()) >= 2
-            ):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("Chromium did not start its DevTools endpoint")
-                await asyncio.sleep(0.1)
-            port, path = port_file.read_text().splitlines()[:2]
-            conn = await websocket_connect(
-                f"ws://127.0.0.1:{port}{path}", max_message_size=1 << 28
-            )
-            cdp = DevTools(conn)
-            target = await cdp.send("Target.createTarget", url="about:blank")
-            session = (
-                await cdp.send(
-                    "Target.attachToTarget", targetId=target["targetId"], flatten=True
-                )
-            )["sessionId"]
-            await cdp.send(
-                "Emulation.setDeviceMetricsOverride",
-                session,
-                width=width,
-                height=height,
-                deviceScaleFactor=1,
-                mobile=False,
-            )
-            await cdp.send("Page.enable", session)
-            await cdp.send("Page.navigate", session, url=page.as_uri())
-            result = await cdp.send(
-                "Runtime.evaluate",
-                session,
-                expression=WAIT_JS,
-                awaitPromise=True,
-                returnByValue=True,
-            )
-            found = json.loads(result["result"]["value"])
-            if found["errors"] or found["typeset"] < found["math"]:
-                raise RuntimeError(f"MathJax did not typeset the page: {found}")
-            # the first figure after the heading at the top of the window, the text and formulas
-            # that follow it below
-            scroll = f"""(() => {{
-                const start = document.getElementById({json.dumps(anchor)});
-                const img = [...document.querySelectorAll('img')].find(
-                    i => start.compareDocumentPosition(i) & Node.DOCUMENT_POSITION_FOLLOWING);
-                (img || start).scrollIntoView({{block: 'start'}});
-                window.scrollBy(0, -64);
-                return new Promise(r => setTimeout(r, 500));
-            }})()"""
-            await cdp.send(
-                "Runtime.evaluate", session, expression=scroll, awaitPromise=True
-            )
-            shot = await cdp.send("Page.captureScreenshot", session, format="png")
-            conn.close()
-            return base64.b64decode(shot["data"])
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+        await cdp.send("Page.enable", session)
+        await cdp.send("Page.navigate", session, url=page.as_uri())
+        result = await cdp.send(
+            "Runtime.evaluate",
+            session,
+            expression=WAIT_JS,
+            awaitPromise=True,
+            returnByValue=True,
+        )
+        found = json.loads(result["result"]["value"])
+        if found["errors"] or found["typeset"] < found["math"]:
+            raise RuntimeError(f"MathJax did not typeset the page: {found}")
+        # the first figure after the heading at the top of the window, the text and formulas
+        # that follow it below
+        scroll = f"""(() => {{
+            const start = document.getElementById({json.dumps(anchor)});
+            const img = [...document.querySelectorAll('img')].find(
+                i => start.compareDocumentPosition(i) & Node.DOCUMENT_POSITION_FOLLOWING);
+            (img || start).scrollIntoView({{block: 'start'}});
+            window.scrollBy(0, -64);
+            return new Promise(r => setTimeout(r, 500));
+        }})()"""
+        await cdp.send(
+            "Runtime.evaluate", session, expression=scroll, awaitPromise=True
+        )
+        shot = await cdp.send("Page.captureScreenshot", session, format="png")
+        return base64.b64decode(shot["data"])
 
 
 def main() -> int:
