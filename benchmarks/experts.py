@@ -103,9 +103,8 @@ def main() -> None:
             }
         )
 
-    B = (L < 0.3).astype(
-        np.float64
-    )  # 0/1 losses: an expert is wrong with probability 0.3
+    # 0/1 losses: an expert is wrong with probability 0.3
+    B = (L < 0.3).astype(np.float64)
     olbook.WeightedMajority(m).run(B[:10])
     wm, t = best_of(lambda: olbook.WeightedMajority(m).run(B), args.repeat)
     print(

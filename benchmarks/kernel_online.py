@@ -63,9 +63,8 @@ def main() -> None:
         -1.0,
     )
     g = kernels.gaussian(0.5)
-    olbook.NORMA(kernel=g, truncation=5).fit(
-        X[:20], y[:20]
-    )  # compile (or load numba's cache)
+    # compile (or load numba's cache)
+    olbook.NORMA(kernel=g, truncation=5).fit(X[:20], y[:20])
     rows = []
 
     def norma(truncation):

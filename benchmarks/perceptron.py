@@ -57,9 +57,8 @@ def main() -> None:
         -1.0,
     )
 
-    olbook.Perceptron().fit(
-        X[:10], y[:10]
-    )  # compile (or load numba's cache) before timing
+    # compile (or load numba's cache) before timing
+    olbook.Perceptron().fit(X[:10], y[:10])
     olbook.AveragedPerceptron().fit(X[:10], y[:10])
 
     def run_olbook():

@@ -30,9 +30,8 @@ def text_like(
 ) -> tuple[sp.csr_matrix, np.ndarray]:
     """A CSR matrix with ~nnz non-zeros per row (fewer after summing repeated words), and +-1 labels."""
     rng = np.random.default_rng(seed)
-    ranks = (
-        np.floor(d ** rng.random(n * nnz)).astype(np.int64) - 1
-    )  # P(rank >= r) ~ 1 - log r / log d
+    # P(rank >= r) ~ 1 - log r / log d
+    ranks = np.floor(d ** rng.random(n * nnz)).astype(np.int64) - 1
     perm = rng.permutation(d)
     cols = perm[ranks]  # frequent "words" spread over the columns
     data = rng.exponential(1.0, size=n * nnz)

@@ -119,9 +119,8 @@ def main():
     rows = []
     for name, in_book, f in cases:
         out, total = best_of(f)
-        t = (
-            total / len(quads) if "each of the" in name else total
-        )  # the loop's time per call
+        # the loop's time per call
+        t = total / len(quads) if "each of the" in name else total
         verdict = (
             f"(book size, target < {TARGET_S:.0f} s: {'met' if t < TARGET_S else 'NOT met'})"
             if in_book

@@ -180,9 +180,8 @@ class LinearPredictorMixin:
         )
         if is_sparse(Xa):  # CSR: O(nnz), the bits of the dense rows
             return csr_row_dots(Xa, self.coef_) + self.intercept_
-        return (
-            row_dots(Xa, self.coef_) + self.intercept_
-        )  # same bits on every CPU, unlike BLAS
+        # same bits on every CPU, unlike BLAS
+        return row_dots(Xa, self.coef_) + self.intercept_
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels, ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
@@ -302,9 +301,10 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         epochs = check_positive_int(self.max_iter, "max_iter")
+        # _epoch rejects NaN/inf
         Xa = check_X_sparse(
             X, finite=False, accept_sparse=self._accepts_sparse, estimator=self
-        )  # _epoch rejects NaN/inf
+        )
         ya, classes = self._encode_targets(y, Xa.shape[0], None)
         saved = dict(self.__dict__)
         try:

@@ -81,9 +81,8 @@ def rank_one_update(R, w):  # pragma: no cover - compiled
     """
     d = w.shape[0]
     for k in range(d):
-        r = math.sqrt(
-            R[k, k] * R[k, k] + w[k] * w[k]
-        )  # squares stay finite: the learners cap each step
+        # squares stay finite: the learners cap each step
+        r = math.sqrt(R[k, k] * R[k, k] + w[k] * w[k])
         c = R[k, k] / r
         s = w[k] / r
         R[k, k] = r

@@ -330,9 +330,8 @@ def animate(
             f"initial must be a frame index in [{-n}, {n}); got {initial!r}."
         )
     frames = render_frames(fig, draw, n_frames, fmt=fmt, dpi=dpi, colors=colors)
-    width = int(
-        round(fig.get_figwidth() * (dpi if fmt == "png" else 96.0))
-    )  # CSS: 96 px/in
+    # CSS: 96 px/in
+    width = int(round(fig.get_figwidth() * (dpi if fmt == "png" else 96.0)))
     anim = Animation(
         frames,
         fmt=fmt,

@@ -267,9 +267,8 @@ class _Ensemble(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         H = np.empty((len(self.estimators_), Xa.shape[0]))
         for t, h in enumerate(self.estimators_):
             H[t] = np.where(np.asarray(h.predict(Xa), dtype=np.float64) > 0, 1.0, -1.0)
-        return np.cumsum(
-            self.estimator_weights_[:, None] * H, axis=0
-        )  # sequential over rounds
+        # sequential over rounds
+        return np.cumsum(self.estimator_weights_[:, None] * H, axis=0)
 
     def staged_decision_function(self, X):
         """Yield the score ``sum_{s <= t} alpha_s h_s(x)`` after each round t."""

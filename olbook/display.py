@@ -72,9 +72,8 @@ def show_source(obj):
         Anything :func:`inspect.getsource` accepts; for a numba-compiled function
         the Python function it compiles is shown.
     """
-    target = getattr(
-        obj, "py_func", obj
-    )  # numba's dispatcher keeps the Python function
+    # numba's dispatcher keeps the Python function
+    target = getattr(obj, "py_func", obj)
     src = inspect.getsource(target)
     try:
         from IPython.display import Code

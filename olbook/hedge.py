@@ -158,12 +158,10 @@ class Hedge(GameLearner):
         self.reset()
 
     def _reset_state(self) -> None:
-        self.epoch_loss_ = np.zeros(
-            self.n_experts
-        )  # cumulative losses in the current epoch
-        self.expert_loss_ = np.zeros(
-            self.n_experts
-        )  # cumulative losses since the reset
+        # cumulative losses in the current epoch
+        self.epoch_loss_ = np.zeros(self.n_experts)
+        # cumulative losses since the reset
+        self.expert_loss_ = np.zeros(self.n_experts)
         self.learner_loss_ = 0.0
         self._epoch = (0, 1)  # (start, length) for the doubling trick
 

@@ -305,9 +305,8 @@ class NORMA(StoredExamplesLearner):
             if cap_now
             else np.zeros(0, dtype=np.int64)
         )
-        keep = (
-            order[-cap:] if count > cap else order
-        )  # a smaller truncation keeps the newest
+        # a smaller truncation keeps the newest
+        keep = order[-cap:] if count > cap else order
         SV = np.zeros((cap, d))
         beta = np.zeros(cap)
         SV[: keep.size], beta[: keep.size] = self._SV[keep], self._beta[keep]
@@ -343,9 +342,8 @@ class NORMA(StoredExamplesLearner):
         if self.alpha_.size == 0:
             return np.zeros(Xa.shape[0])
         K = _kernels.gram(self._kernel(), Xa, self.support_vectors_)
-        return (
-            row_dots(K, self._beta[self._order()]) * self._state[2]
-        )  # the loop's order and scale
+        # the loop's order and scale
+        return row_dots(K, self._beta[self._order()]) * self._state[2]
 
     def rkhs_norm(self) -> float:
         """:math:`\\|f\\| = \\sqrt{\\boldsymbol\\alpha^\\top K\\boldsymbol\\alpha}` of the current hypothesis."""
@@ -496,9 +494,8 @@ class BudgetPerceptron(StoredExamplesLearner):
             self._alpha.copy(),
             np.array([float(self._count)]),
         )
-        rng = copy.deepcopy(
-            self._rng
-        )  # rebound on success: a rejected call draws nothing
+        # rebound on success: a rejected call draws nothing
+        rng = copy.deepcopy(self._rng)
         draws = rng.random(n)
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)

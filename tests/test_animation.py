@@ -109,9 +109,8 @@ def test_animate_returns_self_contained_html_with_every_frame():
     assert len(URI.findall(page)) == n
     slider = soup.find("input", attrs={"type": "range"})
     assert slider["max"] == str(n - 1) and slider["value"] == str(n - 1)
-    assert soup.find("input", attrs={"type": "checkbox"}).has_attr(
-        "checked"
-    )  # mode="loop"
+    # mode="loop"
+    assert soup.find("input", attrs={"type": "checkbox"}).has_attr("checked")
     assert "setInterval(tick, 100)" in page
     acts = [b["data-act"] for b in soup.find_all("button")]
     assert acts == ["first", "prev", "play", "next", "last"]

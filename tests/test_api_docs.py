@@ -222,16 +222,13 @@ def test_link_api_links_first_mentions_only(tmp_path):
         "We run {py:class}`olbook.Perceptron` and {py:func}`olbook.fmt`; again `olbook.Perceptron`."
         in first
     )
-    assert first.startswith(
-        "# `olbook.Perceptron` in a heading"
-    )  # headings are left alone
+    # headings are left alone
+    assert first.startswith("# `olbook.Perceptron` in a heading")
     assert "scikit-learn's `Perceptron`" in first and "`olbook.nonexistent`" in first
-    assert (
-        "$`olbook.margin`$" in first and "x = `olbook.radius`" in first
-    )  # math, code fences
-    assert (
-        after["cells"][1] == before["cells"][1]
-    )  # code cell and its outputs untouched
+    # math, code fences
+    assert "$`olbook.margin`$" in first and "x = `olbook.radius`" in first
+    # code cell and its outputs untouched
+    assert after["cells"][1] == before["cells"][1]
     third = "".join(after["cells"][2]["source"])
     assert third == (
         "A bare {py:class}`~olbook.VotedPerceptron`, then {py:mod}`olbook.data` and {py:func}`olbook.margin`."

@@ -65,9 +65,8 @@ def test_averaged_last_coef_is_perceptron(name, X, y, fit_intercept):
     per = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=7).fit(X, y)
     assert np.array_equal(avg.last_coef_, per.coef_)
     assert avg.last_intercept_ == per.intercept_
-    assert (
-        avg.n_updates_ == per.n_updates_
-    )  # after convergence the extra passes update nothing
+    # after convergence the extra passes update nothing
+    assert avg.n_updates_ == per.n_updates_
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])

@@ -488,12 +488,10 @@ def test_stream_memory(cls):
     est = cls(**STREAM_PARAMS.get(cls.__name__, {}))
     X = rng.normal(size=(CHUNK, D))
     s = X @ u
-    X = X[
-        np.abs(s) > 0.5 * np.linalg.norm(u)
-    ]  # separable with a margin: every learner's state
-    y = np.where(
-        X @ u > 0, 1.0, -1.0
-    )  # (voted perceptron, kernel perceptron) stays small
+    # separable with a margin: every learner's state (voted perceptron, kernel
+    # perceptron) stays small
+    X = X[np.abs(s) > 0.5 * np.linalg.norm(u)]
+    y = np.where(X @ u > 0, 1.0, -1.0)
     multi = est.__sklearn_tags__().classifier_tags.multi_class
     est.partial_fit(X, y, classes=[-1.0, 1.0]) if multi else est.partial_fit(X, y)
     seen = X.shape[0]

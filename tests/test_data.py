@@ -52,9 +52,8 @@ def test_make_separable_exact_geometry(n, d, gamma, R, seed):
     X, y, u = make_separable(n, d, margin=gamma, radius=R, random_state=seed)
     step = _grid_step(R)
     assert X.shape == (n, d) and y.shape == (n,) and u.shape == (d,)
-    assert (
-        np.count_nonzero(u) == 1 and np.linalg.norm(u) == 1.0
-    )  # a signed coordinate axis
+    # a signed coordinate axis
+    assert np.count_nonzero(u) == 1 and np.linalg.norm(u) == 1.0
     _assert_on_grid(X, R)
     # Radius: at most R, and within sqrt(d) grid steps of it.
     assert R - np.sqrt(d) * step < olbook.radius(X) <= R
@@ -70,9 +69,8 @@ def test_grid_makes_every_score_exact():
     # On grid data the perceptron's scores are exact, so BLAS, the fixed order and the
     # reversed order give the same bits, and so do all their decisions.
     X, y, _ = make_shell(400, 60, margin=0.05, radius=3.0, random_state=4)
-    W = np.cumsum(
-        y[:, None] * X, axis=0
-    )  # weight vectors of 400 updates, exact on the grid
+    # weight vectors of 400 updates, exact on the grid
+    W = np.cumsum(y[:, None] * X, axis=0)
     for w in W[::37]:
         s = X @ w
         assert np.array_equal(s, olbook._rowops.row_dots(X, w))
@@ -167,9 +165,8 @@ def test_make_shell_every_point_on_shell(n, d, gamma, R, seed):
     norms = np.linalg.norm(X, axis=1)
     assert np.all(norms <= R) and np.all(norms > R - np.sqrt(d) * step)
     g = np.ceil(gamma / step) * step
-    assert np.all(
-        y * (X @ u) == g
-    )  # every progress exactly equal: no rounding decides the adversary
+    # every progress exactly equal: no rounding decides the adversary
+    assert np.all(y * (X @ u) == g)
     assert olbook.margin(X, y, u) == g and gamma <= g < gamma + step
     assert set(np.unique(y)) == {-1.0, 1.0}
     X2, _, _ = make_shell(n, d, margin=gamma, radius=R, random_state=seed)

@@ -30,9 +30,8 @@ def test_parity_family_shape_and_rows(d):
 def test_parity_rule_by_hand(d, data):
     X, y, _ = make_first_one_parity(d)
     i = data.draw(st.integers(0, len(y) - 1))
-    first = (
-        next(j for j in range(d) if X[i, j] == 1.0) + 1
-    )  # 1-based index of the first 1
+    # 1-based index of the first 1
+    first = next(j for j in range(d) if X[i, j] == 1.0) + 1
     assert y[i] == (1.0 if first % 2 == 1 else -1.0)
 
 

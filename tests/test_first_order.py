@@ -34,9 +34,8 @@ def _romma_qp(w, x, y):
 def test_romma_update_is_the_shortest_feasible_vector(seed):
     rng = np.random.default_rng(seed)
     w, x = rng.standard_normal(3), rng.standard_normal(3)
-    y = (
-        -np.sign(w @ x) if seed % 2 == 0 else np.sign(w @ x)
-    )  # a mistake, or a small margin
+    # a mistake, or a small margin
+    y = -np.sign(w @ x) if seed % 2 == 0 else np.sign(w @ x)
     if seed % 2 == 1:
         x = x * 0.5 / abs(w @ x)  # 0 < y w.x = 0.5 < 1: aggressive ROMMA updates
     clf = started_at(ROMMA(aggressive=seed % 2 == 1), w)  # one round from w

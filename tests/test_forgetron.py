@@ -24,9 +24,8 @@ def reference(X, y, B, k):
                     a * k(s[None], S[0][None])[0, 0] for s, a in zip(S, A, strict=True)
                 )
                 sigma, yr = abs(A[0]), np.sign(A[0])
-                phis = np.linspace(0, 1, 200001)[
-                    1:
-                ]  # brute force: the largest phi in (0, 1] that fits
+                # brute force: the largest phi in (0, 1] that fits
+                phis = np.linspace(0, 1, 200001)[1:]
                 ok = (
                     phis**2 * (sigma**2 - 2 * sigma * yr * fr)
                     + 2 * sigma * phis
@@ -50,9 +49,8 @@ def test_matches_the_rule():
     clf = Forgetron(budget=12, kernel=k).fit(X, y)
     S, A, Q = reference(X, y, 12, k)
     assert np.array_equal(clf.support_vectors_, S)
-    assert np.allclose(
-        clf.alpha_, A, rtol=1e-4, atol=1e-6
-    )  # the brute-force phi is on a 1e-5 grid
+    # the brute-force phi is on a 1e-5 grid
+    assert np.allclose(clf.alpha_, A, rtol=1e-4, atol=1e-6)
     assert clf.Q_ == pytest.approx(Q, rel=1e-3)
 
 

@@ -32,9 +32,8 @@ def test_hinge_mistake_bound_by_hand():
 
 def test_matches_a_plain_numpy_formula():
     X, y, u, _ = make_noisy(300, 7, margin=0.05, flip=0.2, random_state=3)
-    w = np.random.default_rng(0).standard_normal(
-        7
-    )  # any direction, not unit, not the separator
+    # any direction, not unit, not the separator
+    w = np.random.default_rng(0).standard_normal(7)
     for gamma in [0.01, 0.3, 2.0]:
         d = np.maximum(0.0, gamma - y * (X @ w) / np.linalg.norm(w))
         R = np.sqrt(np.max(np.sum(X * X, axis=1)))
@@ -113,9 +112,8 @@ def test_the_bound_holds_on_noisy_data(seed):
 def test_the_bound_holds_for_an_adversary_on_the_shell_with_flips():
     X, y, u = make_shell(400, 50, margin=0.1, random_state=0)
     order = olbook.data.greedy_adversarial_order(X, y, u)
-    flip = np.setdiff1d(np.arange(400), order)[
-        :5
-    ]  # examples the adversary never showed, shown once flipped
+    # examples the adversary never showed, shown once flipped
+    flip = np.setdiff1d(np.arange(400), order)[:5]
     X_seq = np.vstack([X[order], X[flip], X])
     y_seq = np.concatenate([y[order], -y[flip], y])
     K = olbook.Perceptron().fit(X_seq, y_seq).n_updates_

@@ -68,9 +68,8 @@ def test_exp_error_against_mpmath():
     for v, e in zip(x, ours, strict=True):
         exact = mpmath.exp(mpmath.mpf(float(v)))
         worst = max(worst, float(abs((mpmath.mpf(float(e)) - exact) / exact)))
-    assert (
-        worst < 2.0**-52
-    )  # below one ulp of the binade's bottom (2 ulp-widths of 2**-53)
+    # below one ulp of the binade's bottom (2 ulp-widths of 2**-53)
+    assert worst < 2.0**-52
 
 
 _BITS_SCRIPT = """
@@ -135,9 +134,8 @@ def test_every_path_gives_the_same_bits(kernel):
         vals = np.empty(idx.size)
         kc.entries(fresh, i, idx, vals)  # not cached: computed
         assert np.array_equal(vals, whole[i, idx])
-        assert np.array_equal(
-            kc.column(fresh, i, idx, idx.size)[idx], whole[i, idx]
-        )  # partial column
+        # partial column
+        assert np.array_equal(kc.column(fresh, i, idx, idx.size)[idx], whole[i, idx])
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=repr)
@@ -149,9 +147,8 @@ def test_columns_equal_olbook_kernels(kernel):
     if kernel == kernels.linear:
         assert np.array_equal(cols, K)  # no exp, no pow: gram's bits
     else:
-        assert np.all(
-            _ulps(np.abs(cols), np.abs(K)) <= 2
-        )  # exp or pow within an ulp or two of libm/NumPy
+        # exp or pow within an ulp or two of libm/NumPy
+        assert np.all(_ulps(np.abs(cols), np.abs(K)) <= 2)
     one = np.array(
         [kernels.kernel_value(*kernel.spec(), X, 5, X, j) for j in range(200)]
     )

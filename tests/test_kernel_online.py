@@ -106,9 +106,8 @@ def test_kernel_perceptron_mistake_bound_in_feature_space():
     X, y = X[keep], np.where(s[keep] > 0, 1.0, -1.0)
     gamma = float(np.min(np.abs(s[keep])))
     clf = KernelPerceptron(kernel=g, max_iter=100).fit(X, y)
-    assert (
-        clf.converged_ and clf.n_updates_ <= 1.0 / gamma**2
-    )  # R = 1 for the Gaussian kernel
+    # R = 1 for the Gaussian kernel
+    assert clf.converged_ and clf.n_updates_ <= 1.0 / gamma**2
 
 
 @settings(max_examples=30)
@@ -132,9 +131,8 @@ def test_truncation_error_never_exceeds_its_bound(seed, tau, eta, lam):
     dist = math.sqrt(max(0.0, float(a @ K @ a)))
     bound = sum(eta * (1 - eta * lam) ** (t - i) for i in range(t - tau + 1))
     assert dist <= bound * (1 + 1e-9)
-    assert bound <= (1 - eta * lam) ** tau / lam * (
-        1 + 1e-12
-    )  # the geometric tail (strict in exact arithmetic)
+    # the geometric tail (strict in exact arithmetic)
+    assert bound <= (1 - eta * lam) ** tau / lam * (1 + 1e-12)
 
 
 def test_decaying_schedule_and_bad_input():
@@ -168,9 +166,8 @@ def test_budget_perceptron_keeps_its_budget_and_equals_the_kernel_perceptron_bel
     g = kernels.gaussian(1.0)
     big = BudgetPerceptron(budget=1000, kernel=g, random_state=0).fit(X, y)
     kp = KernelPerceptron(kernel=g).fit(X, y)
-    assert np.array_equal(
-        big.trace_.updates, kp.trace_.updates
-    )  # never full: the same run
+    # never full: the same run
+    assert np.array_equal(big.trace_.updates, kp.trace_.updates)
     small = BudgetPerceptron(budget=10, kernel=g, random_state=0).fit(X, y)
     assert small.alpha_.size == 10 and set(np.abs(small.alpha_)) == {1.0}
     again = BudgetPerceptron(budget=10, kernel=g, random_state=0).fit(X, y)

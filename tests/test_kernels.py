@@ -92,9 +92,8 @@ def test_gram_symmetric_and_block_consistent(kernel):
     assert K.shape == (30, 30)
     assert np.array_equal(K, K.T)  # exactly
     assert np.array_equal(K, kernel(X))
-    assert np.array_equal(
-        K, kernel(X, X)
-    )  # the mirrored and the full loop agree to the bit
+    # the mirrored and the full loop agree to the bit
+    assert np.array_equal(K, kernel(X, X))
     assert np.array_equal(kernels.gram(kernel, X, Y), kernel(X, Y))
     assert np.array_equal(kernel(X, Y), kernel(Y, X).T)
 
@@ -242,9 +241,8 @@ def test_overflow_is_rejected():
             k(X)
         with pytest.raises(ValueError, match="overflows"):
             kernels.gram(k, X)
-    assert np.all(
-        np.isfinite(kernels.gaussian(1.0)(X))
-    )  # values in (0, 1]: no overflow
+    # values in (0, 1]: no overflow
+    assert np.all(np.isfinite(kernels.gaussian(1.0)(X)))
 
 
 @settings(max_examples=30)

@@ -34,9 +34,8 @@ def test_margin_invariant_to_scaling(scale):
         olbook.margin(X, y, u, 0.1),
         rtol=1e-12,
     )
-    assert (
-        0.2 <= olbook.margin(X, y, u) < 0.2 + 2.0 * 2.0**-olbook.data.GRID_BITS
-    )  # 0.2 rounded up to the grid
+    # 0.2 rounded up to the grid
+    assert 0.2 <= olbook.margin(X, y, u) < 0.2 + 2.0 * 2.0**-olbook.data.GRID_BITS
 
 
 def test_margin_rejects_bad_input():
@@ -218,9 +217,8 @@ def test_certificate_farkas_vector_for_xor():
     lam = cert.farkas
     assert np.all(lam >= 0) and abs(lam.sum() - 1) < 1e-12
     A = y[:, None] * np.hstack([X, np.ones((4, 1))])
-    assert (
-        np.abs(A.T @ lam).max() <= cert.residual
-    )  # the residual bounds the certificate's defect
+    # the residual bounds the certificate's defect
+    assert np.abs(A.T @ lam).max() <= cert.residual
 
 
 def test_tiny_margin_is_reported_with_its_tolerance():

@@ -22,17 +22,15 @@ def _per_round_optimum(w, x, y, variant, C):
         pen = {"PA": 0.0, "PA-I": C * xi, "PA-II": C * xi**2}[variant]
         return 0.5 * np.sum((v - w) ** 2) + pen
 
-    cons = [
-        {"type": "ineq", "fun": lambda z: z[d] - (1.0 - y * (z[:d] @ x))}
-    ]  # loss <= xi
+    # loss <= xi
+    cons = [{"type": "ineq", "fun": lambda z: z[d] - (1.0 - y * (z[:d] @ x))}]
     if variant == "PA":
         cons.append({"type": "eq", "fun": lambda z: z[d]})
     else:
         cons.append({"type": "ineq", "fun": lambda z: z[d]})
     with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore"
-        )  # trust-constr's notes on its quasi-Newton updates
+        # trust-constr's notes on its quasi-Newton updates
+        warnings.simplefilter("ignore")
         res = minimize(
             obj,
             np.r_[w, 1.0],
@@ -90,9 +88,8 @@ def test_updates_on_margin_violations_not_only_mistakes():
     X, y, _ = olbook.data.make_separable(400, 5, margin=0.05, random_state=1)
     clf = PassiveAggressive(variant="PA").fit(X, y)
     assert clf.n_updates_ > clf.mistakes_
-    assert np.all(
-        clf.trace_.updates[clf.trace_.mistakes]
-    )  # every mistake is a violation
+    # every mistake is a violation
+    assert np.all(clf.trace_.updates[clf.trace_.mistakes])
 
 
 def test_pa_bound_separable():

@@ -190,9 +190,8 @@ def test_norma_truncation_error(stream):
     X, y, params, tau = stream
     t = len(y)
     clf = NORMA(**params).fit(X, y)
-    rounds = (
-        np.flatnonzero(clf.trace_.updates) + 1
-    )  # the (1-based) round of each stored term, oldest first
+    # the (1-based) round of each stored term, oldest first
+    rounds = np.flatnonzero(clf.trace_.updates) + 1
     assert rounds.size == clf.alpha_.size
     removed = rounds <= t - tau
     a = np.ascontiguousarray(clf.alpha_[removed])

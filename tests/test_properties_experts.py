@@ -140,9 +140,8 @@ def wm_games(draw):
     """(m, beta, rules): rules[t] is "follow" (the side WM follows is wrong: a forced mistake),
     or a fixed 0/1 loss vector."""
     m = draw(st.integers(1, 8))
-    beta = draw(
-        st.sampled_from([0.5, 0.25, 0.75, 0.125, 0.875])
-    )  # dyadic: exact weights
+    # dyadic: exact weights
+    beta = draw(st.sampled_from([0.5, 0.25, 0.75, 0.125, 0.875]))
     T = draw(st.integers(1, 80))
     row = st.lists(st.integers(0, 1), min_size=m, max_size=m)
     rules = draw(st.lists(st.one_of(st.just("follow"), row), min_size=T, max_size=T))

@@ -224,9 +224,8 @@ def test_novikoff_with_bias_on_grid_data(problem, epochs, perm_seed):
         b / math.sqrt(float(u @ u)),
         olbook.margin(X, y, u, b),
     )
-    assert np.isclose(
-        mb.bound, (R * R + 1) * (1 + b_unit**2) / gamma**2, rtol=1e-9
-    )  # olbook's is the same
+    # olbook's is the same
+    assert np.isclose(mb.bound, (R * R + 1) * (1 + b_unit**2) / gamma**2, rtol=1e-9)
     bound = novikoff_bias(R, b_unit, gamma)
     p = run_perceptron(X[order], y[order], fit_intercept=fit_intercept, epochs=epochs)
     target(p.n_updates_ / max(bound, 1e-9), label="updates / bound")
@@ -255,9 +254,8 @@ def test_novikoff_against_the_greedy_adversary(problem):
     bound = novikoff(mb.radius, mb.margin)
     p = olbook.Perceptron(fit_intercept=fit_intercept).fit(X[order], y[order])
     target(p.n_updates_ / max(bound, 1e-9), label="updates / (R/gamma)^2")
-    assert p.n_updates_ == len(
-        order
-    )  # the adversary only presents examples the perceptron gets wrong
+    # the adversary only presents examples the perceptron gets wrong
+    assert p.n_updates_ == len(order)
     assert p.mistakes_ <= p.n_updates_ <= bound * SLACK
 
 
@@ -339,9 +337,8 @@ def test_freund_schapire_on_arbitrary_sequences(seq):
     R = olbook.radius(X)
     assert np.isclose(bound_olbook, ((R + D) / gamma) ** 2, rtol=1e-12)
     bound = freund_schapire(R, D, gamma)
-    p = olbook.Perceptron().fit(
-        X, y
-    )  # one pass over the whole sequence: exactly its rounds
+    # one pass over the whole sequence: exactly its rounds
+    p = olbook.Perceptron().fit(X, y)
     target(p.n_updates_ / max(bound, 1e-9), label="updates / ((R + D)/gamma)^2")
     assert p.mistakes_ <= p.n_updates_ <= bound * SLACK
 

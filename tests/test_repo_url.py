@@ -97,9 +97,8 @@ def test_citation_cff() -> None:
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     assert citation["repository-code"] == URL
     assert citation["cff-version"] == "1.2.0"
-    assert (
-        citation["version"] == olbook.__version__
-    )  # one version: olbook/__init__.py's
+    # one version: olbook/__init__.py's
+    assert citation["version"] == olbook.__version__
     assert (
         citation["title"]
         == yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"]

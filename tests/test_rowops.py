@@ -30,9 +30,8 @@ def _blocked(a, b) -> float:
     """The specification, written out here independently of olbook: term j to partial sum j mod 8."""
     s = [0.0] * 8
     for j, (p, q) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
-        s[j % 8] += (
-            p * q
-        )  # Python floats: one IEEE rounding per operation, in this order
+        # Python floats: one IEEE rounding per operation, in this order
+        s[j % 8] += p * q
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
 
 
@@ -46,9 +45,8 @@ def _left_to_right(a, b) -> float:
 @pytest.mark.parametrize("d", [1, 3, 7, 8, 9, 15, 16, 17, 64, 101])
 def test_row_score_is_the_blocked_sum(d):
     rng = np.random.default_rng(d)
-    X = rng.standard_normal((25, d)) * 10.0 ** rng.integers(
-        -8, 8, size=(25, d)
-    )  # rounding matters here
+    # rounding matters here
+    X = rng.standard_normal((25, d)) * 10.0 ** rng.integers(-8, 8, size=(25, d))
     w = rng.standard_normal(d)
     dots, sq = row_dots(X, w), row_sqnorms(X)
     for i in range(X.shape[0]):

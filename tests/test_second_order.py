@@ -121,9 +121,8 @@ def test_arow_skips_the_covariance_term_at_margin_one():
 @pytest.mark.parametrize("kind", ["CW", "SCW-I", "SCW-II"])
 def test_confidence_weighted_solve_their_rounds(seed, kind):
     mu0, S0, x, y = _instance(seed + 10)
-    mu0 = (
-        -y * 0.2 * x / np.linalg.norm(x) + 0.1 * mu0
-    )  # a violated constraint: an update happens
+    # a violated constraint: an update happens
+    mu0 = -y * 0.2 * x / np.linalg.norm(x) + 0.1 * mu0
     phi = norm.ppf([0.6, 0.75, 0.9][seed % 3])
     C = [0.05, 0.5, 5.0][seed % 3]
     d = mu0.size
@@ -161,10 +160,11 @@ def test_no_update_when_the_margin_suffices():
     assert coefficients(0, 1.0, 2.0, 1.0, 0.0) == (0.0, 0.0)  # AROW at margin 1
     assert coefficients(1, 0.0, 0.5, 1.0, 0.0) == (0.0, 0.0)  # NAROW with v <= 1/b
     phi = norm.ppf(0.8)
+    # CW: m = phi sqrt(v)
     assert coefficients(3, phi * 2.0, 4.0, phi, 0.0) == (
         0.0,
         0.0,
-    )  # CW: m = phi sqrt(v)
+    )
 
 
 def test_nherd_shrinks_as_herding():
@@ -288,9 +288,8 @@ def test_diagonal_stays_positive_on_long_streams():
             and clf.covariance_.min() > 0
             and np.all(np.isfinite(clf.coef_))
         )
-    cw = ConfidenceWeighted(diagonal=True).fit(
-        X, y
-    )  # its variance collapses (see its docstring)
+    # its variance collapses (see its docstring)
+    cw = ConfidenceWeighted(diagonal=True).fit(X, y)
     assert (
         np.all(np.isfinite(cw.coef_))
         and np.all(np.isfinite(cw._precision))
@@ -312,9 +311,8 @@ def test_full_covariance_stays_symmetric_positive_definite_on_1e5_examples():
         S = clf.fit(X, y).covariance_
         assert np.array_equal(S, S.T), type(clf).__name__
         assert np.linalg.eigvalsh(S).min() > 0, type(clf).__name__
-    cw = ConfidenceWeighted(eta=0.9).fit(
-        X, y
-    )  # the precision's factor stays finite and nonsingular
+    # the precision's factor stays finite and nonsingular
+    cw = ConfidenceWeighted(eta=0.9).fit(X, y)
     L = cw._precision
     assert (
         np.all(np.isfinite(L))

@@ -109,9 +109,10 @@ def test_sklearn_compatible_estimator(estimator, check):
 
 
 def _breast_cancer():
+    # bundled with scikit-learn: no network
     from sklearn.datasets import (
         load_breast_cancer,
-    )  # bundled with scikit-learn: no network
+    )
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_breast_cancer(return_X_y=True)
@@ -140,9 +141,8 @@ def test_scikit_learn_data_and_cross_validation(est):
     assert np.array_equal(by_name.predict(X) == "malignant", pred == 0)
 
 
-@pytest.mark.filterwarnings(
-    "ignore::sklearn.exceptions.ConvergenceWarning"
-)  # iris is not separable
+# iris is not separable
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("cls", [olbook.MulticlassPerceptron, olbook.MulticlassPA])
 def test_multiclass_on_iris(cls):
     from sklearn.datasets import load_iris

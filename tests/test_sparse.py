@@ -219,6 +219,5 @@ def test_a_million_features_cost_memory_in_nnz_not_in_n_times_d():
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert clf.coef_.shape == (d,)
-        assert (
-            peak < 20 * 8 * d + 100 * n
-        )  # a few vectors of length d (AROW: mean and factor), not n * d
+        # a few vectors of length d (AROW: mean and factor), not n * d
+        assert peak < 20 * 8 * d + 100 * n

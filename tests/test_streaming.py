@@ -97,9 +97,8 @@ STATE = (
 
 def _data(n=400, d=12, seed=0):
     rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d)) * 10.0 ** rng.integers(
-        -2, 3, size=(n, d)
-    )  # sums that round
+    # sums that round
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-2, 3, size=(n, d))
     y = np.where(
         X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0
     )

@@ -102,9 +102,8 @@ def test_hard_margin_matches_svc_linear_and_rbf(seed):
     X, y = separable(seed)
     for kernel in (kernels.linear, kernels.gaussian(0.5)):
         ours = olbook.SVM(kernel, tol=1e-8).fit(X, y)
-        assert (
-            np.max(np.abs(ours.dual_coef_)) < BIG_C / 10
-        )  # so SVC's large C is the hard margin
+        # so SVC's large C is the hard margin
+        assert np.max(np.abs(ours.dual_coef_)) < BIG_C / 10
         sk = sk_svc(kernel, BIG_C).fit(X, y)
         assert_same_decisions(ours, X, sk)
         assert set(ours.support_) == set(sk.support_)
@@ -462,9 +461,8 @@ def test_no_intercept_matches_bounded_dual_and_kkt(kernel, C):
         options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10000},
     )
     ours_obj = 0.5 * alpha @ Q @ alpha - alpha.sum()
-    assert ours_obj <= res.fun + 1e-7 * max(
-        1.0, abs(res.fun)
-    )  # at least as good as L-BFGS-B
+    # at least as good as L-BFGS-B
+    assert ours_obj <= res.fun + 1e-7 * max(1.0, abs(res.fun))
     assert ours_obj == pytest.approx(res.fun, rel=1e-5)
     yf = y * m.decision_function(X)
     assert np.all(yf[alpha == 0] >= 1 - 1e-6)
@@ -480,9 +478,8 @@ def test_no_intercept_non_separable_and_one_class():
     assert olbook.SVM().fit(X, y).score(X, y) == 1.0  # with an intercept: fine
     with pytest.raises(ValueError, match="through the origin"):
         olbook.SVM(fit_intercept=False).fit(X, y)
-    m = olbook.SVM(fit_intercept=False).fit(
-        X, np.ones(2)
-    )  # one class is fine without intercept
+    # one class is fine without intercept
+    m = olbook.SVM(fit_intercept=False).fit(X, np.ones(2))
     assert m.coef_[0] == pytest.approx(1.0) and m.margin_ == pytest.approx(1.0)
     with pytest.raises(ValueError, match="both"):
         olbook.SVM().fit(X, np.ones(2))
@@ -573,9 +570,8 @@ def test_stopped_while_shrunk_reports_the_gap_over_every_example():
     X, y = _spirals(1000, seed=2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        m = olbook.SVM(kernels.gaussian(40.0), C=10.0, max_iter=450).fit(
-            X, y
-        )  # shrunk at 200 and 400
+        # shrunk at 200 and 400
+        m = olbook.SVM(kernels.gaussian(40.0), C=10.0, max_iter=450).fit(X, y)
     assert m.n_iter_ == 450 and any("max_iter=450" in str(w.message) for w in caught)
     gap, alpha = _gap_from_decisions(m, X, y, 10.0)
     assert m.kkt_gap_ == pytest.approx(gap, abs=1e-9)

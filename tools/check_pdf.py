@@ -92,9 +92,8 @@ def norm(text: str) -> str:
     """Whitespace collapsed; ligatures and soft hyphens as the PDF's text layer may give them."""
     text = text.replace("\u00ad", "").replace("\ufb01", "fi").replace("\ufb02", "fl")
     text = re.sub(r"(?<=\w)-\s+(?=\w)", "-", text)  # a word hyphenated at a line break
-    text = re.sub(
-        r"\s+([:;,.)])", r"\1", text
-    )  # `code` : ... gets a space before the colon
+    # `code` : ... gets a space before the colon
+    text = re.sub(r"\s+([:;,.)])", r"\1", text)
     text = re.sub(r"\(\s+", "(", text)
     return re.sub(r"\s+", " ", text).strip()
 

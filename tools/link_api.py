@@ -179,9 +179,8 @@ class Linker:
                 in_math = "$$" not in line  # a line of display math; "$$" closes it
                 continue
             if line.lstrip().startswith("$$"):
-                in_math = (
-                    line.count("$$") % 2 == 1
-                )  # "$$ ... $$" on one line opens and closes
+                # "$$ ... $$" on one line opens and closes
+                in_math = line.count("$$") % 2 == 1
                 continue
             if line.lstrip().startswith(":"):
                 continue  # a directive option line
