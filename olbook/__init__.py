@@ -23,7 +23,7 @@ Public names (see each docstring for the paper and the book section):
   :class:`BudgetPerceptron`, :class:`Forgetron`
   (module :mod:`olbook.kernel_online`).
 * boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`;
-* online linear classifiers (chapter 5, part 2): :class:`PassiveAggressive`,
+* online linear classifiers (chapter 6): :class:`PassiveAggressive`,
   :class:`ROMMA`, :class:`ALMA`, :class:`OGDClassifier`,
   :class:`AROW`, :class:`NAROW`, :class:`NormalHerd`, :class:`ConfidenceWeighted`, :class:`SCW`,
   :class:`SecondOrderPerceptron`, :class:`IELLIP`, :class:`MulticlassPerceptron`, :class:`MulticlassPA`.

@@ -1,7 +1,7 @@
 r"""The compiled loops of the second-order (Gaussian) learners of :mod:`olbook.second_order`.
 
 :mod:`olbook.second_order` re-exports every public name here and explains the
-update they share (book chapter 6): :func:`coefficients` gives each learner's
+update they share (book sections 6.3-6.4): :func:`coefficients` gives each learner's
 :math:`(\alpha, \beta)`, :func:`precision_increment` turns :math:`\beta` into the
 rank-one update of the precision's Cholesky factor, and :func:`gaussian_epoch`
 (full covariance, :math:`O(d^2)` per round), :func:`gaussian_epoch_diagonal`

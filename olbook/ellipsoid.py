@@ -1,4 +1,4 @@
-r"""The second-order perceptron and the improved ellipsoid method IELLIP (chapter 6).
+r"""The second-order perceptron and the improved ellipsoid method IELLIP (book sections 6.3-6.4).
 
 * :class:`SecondOrderPerceptron` -- Cesa-Bianchi, Conconi and Gentile, "A
   second-order perceptron algorithm", SIAM J. Comput. 34(3), 2005;

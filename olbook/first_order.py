@@ -1,11 +1,11 @@
-r"""First-order online classifiers beyond the perceptron and PA (book chapter 5, part 2).
+r"""First-order online classifiers beyond the perceptron and PA (book section 6.2).
 
 * :class:`ROMMA` -- the relaxed online maximum margin algorithm of Li and Long
   (Machine Learning 46, 2002), and its aggressive variant;
 * :class:`ALMA` -- Gentile's approximate large margin algorithm ALMA\ :sub:`2`
   (JMLR 2, 2001);
-* :class:`OGDClassifier` -- online gradient descent (Zinkevich 2003; book
-  section 5.5) on the hinge or the logistic loss, with a constant step or
+* :class:`OGDClassifier` -- online gradient descent (Zinkevich 2003; the OGD of
+  book section 5.5) on the hinge or the logistic loss, with a constant step or
   :math:`\eta/\sqrt t`.
 
 Each per-example loop is compiled with numba and adds every score in one fixed
@@ -270,7 +270,8 @@ class ALMA(_Linear):
         The norm of ALMA\ :sub:`p`; only :math:`p = 2` is implemented.
     alpha : float in (0, 1], default=1.0
         The accuracy: the margin reached is at least :math:`(1-\alpha)` of the best
-        (``alpha=1``: no margin asked for beyond 0, Gentile's and LIBOL's default).
+        (``alpha=1``: no margin asked for beyond 0; LIBOL's ``init_options.m``
+        sets 0.9).
     B, C : float > 0, optional
         Default :math:`1/\alpha` and :math:`\sqrt 2`.
     max_iter : int, default=1
@@ -334,7 +335,7 @@ class ALMA(_Linear):
 
 
 class OGDClassifier(_Linear):
-    r"""Online gradient descent on the hinge or logistic loss (Zinkevich 2003; book section 5.5).
+    r"""Online gradient descent on the hinge or logistic loss (Zinkevich 2003; book section 6.2).
 
     :math:`\mathbf w_{t+1} = \mathbf w_t - \eta_t \nabla\ell(\mathbf w_t; \mathbf x_t, y_t)`
     with :math:`\eta_t = \eta_0` or :math:`\eta_0/\sqrt t`. The hinge loss updates

@@ -1,4 +1,4 @@
-r"""Multiclass online classifiers: the multiclass perceptron and multiclass PA (chapter 5, part 2).
+r"""Multiclass online classifiers: the multiclass perceptron and multiclass PA (book section 6.5).
 
 One weight vector :math:`\mathbf w_r` per class; the prediction is the class of
 largest score :math:`\mathbf w_r^\top\mathbf x` (a tie goes to the first class in

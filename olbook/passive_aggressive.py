@@ -1,4 +1,4 @@
-r"""Passive-aggressive classifiers PA, PA-I and PA-II (book chapter 5, part 2).
+r"""Passive-aggressive classifiers PA, PA-I and PA-II (book section 6.1).
 
 Crammer, Dekel, Keshet, Shalev-Shwartz and Singer, "Online passive-aggressive
 algorithms", JMLR 7 (2006), section 3. At round :math:`t` the learner suffers
@@ -150,8 +150,8 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
     References
     ----------
     K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer, "Online
-    passive-aggressive algorithms", JMLR 7:551-585, 2006, section 3 (the updates)
-    and theorems 1-4 (the bounds).
+    passive-aggressive algorithms", JMLR 7:551-585, 2006, section 3 (the updates),
+    Lemma 1 and Theorems 2, 4 and 5 (the bounds proved in book section 6.1).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-r"""Second-order online classifiers: a Gaussian over the weights (book chapter 5, part 2).
+r"""Second-order online classifiers: a Gaussian over the weights (book sections 6.3-6.4).
 
 Each learner keeps a mean :math:`\boldsymbol\mu` (the weights it predicts with,
 ``coef_``) and a covariance :math:`\Sigma` (its uncertainty about them,
