@@ -30,6 +30,8 @@ low-margin predictions.
 
 from __future__ import annotations
 
+import re
+import textwrap
 import warnings
 
 import numpy as np
@@ -42,6 +44,7 @@ from ._validation import (
     ConvergenceWarning,
     binary_classes,
     check_binary_targets,
+    check_bool,
     check_positive_int,
     check_X_sparse,
     is_sparse,
@@ -188,6 +191,46 @@ class LinearPredictorMixin:
         return predict_from_scores(self.decision_function(X), self.classes_)
 
 
+#: The numpydoc entry of the hyper-parameter ``trace`` that every online learner
+#: takes; :meth:`OnlineLearner.__init_subclass__` puts it in each learner's docstring.
+TRACE_PARAMETER_DOC = """trace : bool, default=True
+    Keep the per-round record ``trace_`` (:class:`Trace`: one boolean for the
+    mistake and one for the update of every round, 2 bytes a round). With
+    ``trace=False`` no per-round array is kept, so a stream of any length is
+    learned in memory that does not grow with it: ``mistakes_``,
+    ``n_updates_``, ``n_iter_`` and the model are the same, to the bit, and
+    the attribute ``trace_`` does not exist (as scikit-learn leaves out an
+    attribute whose option is off, e.g. ``oob_score_``). Checked when learning
+    starts; a ``partial_fit`` that continues a run must keep the run's value."""
+
+
+def _with_trace_entry(doc: str | None) -> str | None:
+    """``doc`` with :data:`TRACE_PARAMETER_DOC` in its Parameters section.
+
+    The entry goes after the ``max_iter`` entry; a docstring without one gets a
+    Parameters section of its own before its first other section.
+    """
+    if not doc or "trace : bool" in doc:
+        return doc
+    entry = re.search(r"^( *)max_iter : .*\n(?:\1 +\S.*\n)*", doc, re.MULTILINE)
+    if entry is not None:
+        pad = entry.group(1)
+        text = textwrap.indent(TRACE_PARAMETER_DOC, pad) + "\n"
+        return doc[: entry.end()] + text + doc[entry.end() :]
+    header = re.search(
+        r"^( *)(Attributes|References|Examples|Notes)\n\1-+\n", doc, re.MULTILINE
+    )
+    pad = header.group(1) if header else "    "
+    section = textwrap.indent(
+        "Parameters\n----------\nfit_intercept, max_iter\n"
+        "    As in the parent class.\n" + TRACE_PARAMETER_DOC + "\n\n",
+        pad,
+    )
+    if header is None:
+        return doc.rstrip() + "\n\n" + section
+    return doc[: header.start()] + section + doc[header.start() :]
+
+
 class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Base class of olbook's online learners: ``fit``, ``partial_fit`` and the trace.
 
@@ -206,10 +249,15 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     and ``decision_function``. Everything else (input checks, the trace, the
     stopping rule, warnings) lives here, once.
 
+    Every subclass takes the hyper-parameters ``max_iter`` and ``trace`` in its
+    ``__init__`` (scikit-learn's ``get_params`` reads the signature);
+    ``__init_subclass__`` adds the entry :data:`TRACE_PARAMETER_DOC` to the
+    Parameters of each subclass's docstring.
+
     Attributes set by ``fit``/``partial_fit``
     ------------------------------------------
     trace_ : Trace
-        Per-round mistakes and updates.
+        Per-round mistakes and updates; absent when ``trace=False``.
     mistakes_ : int
         Total number of mistakes (wrong predictions) so far.
     n_updates_ : int
@@ -227,6 +275,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """
 
     max_iter: int
+    trace: bool
     #: Stop ``fit`` after a pass with no update. True for learners whose model is
     #: the current state; False for those whose model depends on how long each
     #: state lasted (averaged, voted), where every pass counts.
@@ -234,6 +283,11 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     #: ``fit``/``partial_fit``/``decision_function`` take ``scipy.sparse`` input (as
     #: canonical CSR, :func:`olbook._validation.check_X_sparse`); ``_epoch`` handles it.
     _accepts_sparse: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "__doc__" in cls.__dict__:
+            cls.__doc__ = _with_trace_entry(cls.__doc__)
 
     # --- to be provided by subclasses -------------------------------------------------
     def _validate_params(self) -> None:  # pragma: no cover - abstract
@@ -264,18 +318,34 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         return check_binary_targets(y, n_samples=n_samples, classes=classes)
 
-    def _start(self, n_features: int, classes: np.ndarray) -> None:
+    def _check_trace(self, continuing: bool) -> bool:
+        """The checked value of ``trace``; a continued run must keep its value."""
+        keep = check_bool(self.trace, "trace")
+        if continuing and keep != hasattr(self, "trace_"):
+            raise ValueError(
+                f"trace={keep!r} differs from the value of the run that partial_fit "
+                "continues; call fit (or a fresh learner) to change it."
+            )
+        return keep
+
+    def _start(
+        self, n_features: int, classes: np.ndarray, keep_trace: bool = True
+    ) -> None:
         self.classes_ = classes
         self._init_state(n_features)
         self.n_features_in_ = n_features
-        self.trace_ = Trace()
+        if keep_trace:
+            self.trace_ = Trace()
+        else:
+            self.__dict__.pop("trace_", None)
         self.mistakes_ = 0
         self.n_updates_ = 0
         self.n_iter_ = 0
         self.converged_ = False
 
     def _record(self, mistakes: np.ndarray, updates: np.ndarray) -> None:
-        self.trace_.append(mistakes, updates)
+        if "trace_" in self.__dict__:
+            self.trace_.append(mistakes, updates)
         self.mistakes_ += int(mistakes.sum())
         self.n_updates_ += int(updates.sum())
         self.n_iter_ += 1
@@ -301,6 +371,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         epochs = check_positive_int(self.max_iter, "max_iter")
+        keep_trace = self._check_trace(continuing=False)
         # _epoch rejects NaN/inf
         Xa = check_X_sparse(
             X, finite=False, accept_sparse=self._accepts_sparse, estimator=self
@@ -308,7 +379,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         ya, classes = self._encode_targets(y, Xa.shape[0], None)
         saved = dict(self.__dict__)
         try:
-            self._start(Xa.shape[1], classes)
+            self._start(Xa.shape[1], classes, keep_trace)
             for _ in range(epochs):
                 self._record(*self._epoch(Xa, ya))
                 if self.converged_ and self._stop_when_converged:
@@ -347,7 +418,8 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        fitted = hasattr(self, "trace_")
+        fitted = hasattr(self, "mistakes_")
+        keep_trace = self._check_trace(continuing=fitted)
         Xa = check_X_sparse(
             X,
             n_features=self.n_features_in_ if fitted else None,
@@ -368,7 +440,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         saved = dict(self.__dict__)
         try:
             if not fitted:
-                self._start(Xa.shape[1], classes)
+                self._start(Xa.shape[1], classes, keep_trace)
             self._record(*self._epoch(Xa, ya))
         except ValueError:
             self.__dict__.clear()

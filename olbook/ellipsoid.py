@@ -98,7 +98,8 @@ class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
     array([ 1, -1])
     """
 
-    def __init__(self, a: float = 1.0, max_iter: int = 1):
+    def __init__(self, a: float = 1.0, max_iter: int = 1, trace: bool = True):
+        self.trace = trace
         self.a, self.max_iter = a, max_iter
 
     def _validate_params(self) -> None:
@@ -211,8 +212,14 @@ class IELLIP(LinearPredictorMixin, OnlineLearner):
     """
 
     def __init__(
-        self, a: float = 1.0, b: float = 0.3, c: float = 0.1, max_iter: int = 1
+        self,
+        a: float = 1.0,
+        b: float = 0.3,
+        c: float = 0.1,
+        max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.a, self.b, self.c, self.max_iter = a, b, c, max_iter
 
     def _validate_params(self) -> None:

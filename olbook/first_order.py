@@ -241,7 +241,8 @@ class ROMMA(_Linear):
     array([ 1, -1])
     """
 
-    def __init__(self, aggressive: bool = False, max_iter: int = 1):
+    def __init__(self, aggressive: bool = False, max_iter: int = 1, trace: bool = True):
+        self.trace = trace
         self.aggressive, self.max_iter = aggressive, max_iter
 
     def _validate_params(self) -> None:
@@ -302,7 +303,9 @@ class ALMA(_Linear):
         B: float | None = None,
         C: float | None = None,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.p, self.alpha, self.B, self.C, self.max_iter = p, alpha, B, C, max_iter
 
     def _validate_params(self) -> None:
@@ -381,7 +384,9 @@ class OGDClassifier(_Linear):
         eta0: float = 1.0,
         schedule: str = "inv_sqrt",
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.loss, self.eta0, self.schedule, self.max_iter = (
             loss,
             eta0,

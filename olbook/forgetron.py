@@ -125,7 +125,10 @@ class Forgetron(StoredExamplesLearner):
     array([ 1, -1, -1,  1])
     """
 
-    def __init__(self, budget: int = 100, kernel=None, max_iter: int = 1):
+    def __init__(
+        self, budget: int = 100, kernel=None, max_iter: int = 1, trace: bool = True
+    ):
+        self.trace = trace
         self.budget, self.kernel, self.max_iter = budget, kernel, max_iter
 
     def _validate_params(self) -> None:

@@ -220,7 +220,9 @@ class NORMA(StoredExamplesLearner):
         nu: float | None = None,
         truncation: int | None = None,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.kernel, self.eta, self.lam, self.loss, self.rho = (
             kernel,
             eta,
@@ -387,7 +389,8 @@ class KernelPerceptron(NORMA):
     # NORMA's other hyper-parameters, fixed (class attributes, not parameters)
     eta, lam, loss, rho, nu, truncation = 1.0, 0.0, "hinge", 0.0, None, None
 
-    def __init__(self, kernel=None, max_iter: int = 1):
+    def __init__(self, kernel=None, max_iter: int = 1, trace: bool = True):
+        self.trace = trace
         self.kernel, self.max_iter = kernel, max_iter
 
 
@@ -468,7 +471,9 @@ class BudgetPerceptron(StoredExamplesLearner):
         policy: str = "random",
         random_state=None,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.budget, self.kernel, self.policy = budget, kernel, policy
         self.random_state, self.max_iter = random_state, max_iter
 

@@ -187,7 +187,8 @@ class MulticlassPerceptron(_Multiclass):
     array([0, 1, 2])
     """
 
-    def __init__(self, max_iter: int = 1):
+    def __init__(self, max_iter: int = 1, trace: bool = True):
+        self.trace = trace
         self.max_iter = max_iter
 
     def _validate_params(self) -> None:
@@ -216,7 +217,14 @@ class MulticlassPA(_Multiclass):
     array([0, 1, 2])
     """
 
-    def __init__(self, variant: str = "PA-I", C: float = 1.0, max_iter: int = 1):
+    def __init__(
+        self,
+        variant: str = "PA-I",
+        C: float = 1.0,
+        max_iter: int = 1,
+        trace: bool = True,
+    ):
+        self.trace = trace
         self.variant, self.C, self.max_iter = variant, C, max_iter
 
     def _validate_params(self) -> None:

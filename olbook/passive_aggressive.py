@@ -175,7 +175,9 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
         C: float = 1.0,
         fit_intercept: bool = False,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept

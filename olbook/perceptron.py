@@ -132,7 +132,10 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
 
     _accepts_sparse = True
 
-    def __init__(self, fit_intercept: bool = False, max_iter: int = 1):
+    def __init__(
+        self, fit_intercept: bool = False, max_iter: int = 1, trace: bool = True
+    ):
+        self.trace = trace
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
 

@@ -238,7 +238,9 @@ class AROW(_Gaussian):
         diagonal: bool = False,
         fit_intercept: bool = False,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.r, self.a, self.diagonal, self.fit_intercept, self.max_iter = (
             r,
             a,
@@ -286,7 +288,9 @@ class NAROW(_Gaussian):
         diagonal: bool = False,
         fit_intercept: bool = False,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.b, self.a, self.diagonal, self.fit_intercept, self.max_iter = (
             b,
             a,
@@ -335,7 +339,9 @@ class NormalHerd(_Gaussian):
         diagonal: bool = False,
         fit_intercept: bool = False,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.C, self.a, self.diagonal, self.fit_intercept, self.max_iter = (
             C,
             a,
@@ -393,7 +399,9 @@ class ConfidenceWeighted(_Gaussian):
         diagonal: bool = False,
         fit_intercept: bool = False,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.eta, self.a, self.diagonal = eta, a, diagonal
         self.fit_intercept, self.max_iter = fit_intercept, max_iter
 
@@ -451,7 +459,9 @@ class SCW(_Gaussian):
         diagonal: bool = False,
         fit_intercept: bool = False,
         max_iter: int = 1,
+        trace: bool = True,
     ):
+        self.trace = trace
         self.variant, self.C, self.eta, self.a, self.diagonal = (
             variant,
             C,

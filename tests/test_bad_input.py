@@ -282,6 +282,7 @@ INVALID: dict[str, list] = {
     "aggressive": ["yes"],
     "shrinking": ["yes", 1],
     "random_state": [-1, "seed"],
+    "trace": ["yes", 1, None],
 }
 #: values that are invalid only for some learners: (class name, parameter) -> values.
 INVALID_FOR = {
