@@ -196,23 +196,39 @@ class SeparabilityCertificate(NamedTuple):
     Attributes
     ----------
     separable : bool
-        True when ``w, b`` separate the data, *proved*: every
-        :math:`y_i(\mathbf w^\top\mathbf x_i + b)` exceeds the worst rounding
-        error of its own floating-point evaluation. False when the Farkas vector
-        ``farkas`` shows that no hyperplane separates the data with
-        :math:`\ell_1`-normalized margin larger than ``residual`` (and
-        ``residual <= tol``): data separable only with a smaller margin is
-        reported as not separable, to that tolerance.
+        True when ``w, b`` separate the data, *proved* in the caller's units:
+        every :math:`y_i(\mathbf w^\top\mathbf x_i + b)`, evaluated on ``X``
+        as given, exceeds the worst rounding error of its own floating-point
+        evaluation (underflow included). False when the Farkas vector
+        ``farkas`` shows that no hyperplane separates the rescaled data
+        ``scale * X`` with :math:`\ell_1`-normalized margin larger than
+        ``residual`` (and ``residual <= tol``): data separable only with a
+        smaller margin is reported as not separable, to that tolerance.
     w, b : ndarray and float, or None
-        The separator (``b = 0`` without intercept), when ``separable``.
+        The separator (``b = 0`` without intercept), when ``separable``. When
+        ``scale != 1`` it is multiplied by the power of 2 that brings its
+        largest entry into [1/2, 1) (any positive multiple of a separator
+        separates).
     farkas : ndarray or None
         :math:`\boldsymbol\lambda \ge 0`, :math:`\sum_i\lambda_i = 1`, making
-        :math:`\|\sum_i \lambda_i y_i (\mathbf x_i, 1)\|_\infty` as small as the LP can.
+        :math:`\|\sum_i \lambda_i y_i (s\,\mathbf x_i, 1)\|_\infty` as small
+        as the LP can (:math:`s` = ``scale``).
     residual : float
-        A rigorous upper bound on that norm (rounding included). Every
+        A rigorous upper bound on that norm divided by
+        :math:`\sum_i\lambda_i`, the rounding of its own evaluation included.
+        It is a statement about the rescaled data: every
         :math:`(\mathbf w, b)` with :math:`y_i(\mathbf w^\top\mathbf x_i+b) \ge 1`
-        for all :math:`i` has :math:`\|(\mathbf w, b)\|_1 \ge 1/\text{residual}`;
-        a residual of 0 proves that no hyperplane separates the data.
+        for all :math:`i` has :math:`\|(\mathbf w/s, b)\|_1 \ge 1/\text{residual}`.
+        For ``scale == 1`` (data whose largest entry lies in
+        :math:`[2^{-20}, 2^{20}]`, every book example) this is
+        :math:`\|(\mathbf w, b)\|_1 \ge 1/\text{residual}` in the caller's
+        units; otherwise it bounds :math:`\|(\mathbf w/s, b)\|_1`, not
+        :math:`\|(\mathbf w, b)\|_1` (for ``X`` near 1e30 with a relative gap of
+        1e-11 an exact separator has :math:`\|\mathbf w\|_1` near 4e-19, and
+        1/residual is near 2e11). NaN when ``separable``.
+    scale : float
+        The power of 2 :math:`s` by which ``X`` was multiplied before the LPs
+        (1.0 for data of ordinary size).
     """
 
     separable: bool
@@ -220,6 +236,7 @@ class SeparabilityCertificate(NamedTuple):
     b: float | None
     farkas: np.ndarray | None
     residual: float
+    scale: float = 1.0
 
 
 _U = np.finfo(np.float64).eps / 2  # unit roundoff
@@ -230,11 +247,42 @@ def _gamma(k: int) -> float:
     return k * _U / (1.0 - k * _U)
 
 
+#: The smallest positive subnormal double: a product that underflows is off by at most half of it.
+_ETA = math.ldexp(1.0, -1074)
+
+
 def _proved_separator(A: np.ndarray, z: np.ndarray) -> bool:
-    r"""Whether every (A z)_i > 0, with room for the rounding error of its evaluation."""
+    r"""Whether every (A z)_i > 0, with room for the rounding error of its evaluation.
+
+    A k-term dot product computed in any order is within
+    :math:`\gamma_k\sum_j|a_jz_j| + k\eta` of the exact value (Higham, *Accuracy and
+    Stability of Numerical Algorithms*, (3.5), with :math:`\eta` for underflow); the
+    error term is computed with :math:`\gamma_{k+2}` and :math:`2k\eta`, which covers
+    the rounding of its own evaluation.
+    """
+    if not np.all(np.isfinite(z)):
+        return False
+    k = A.shape[1]
     s = row_dots(A, z)
-    err = _gamma(A.shape[1] + 1) * row_dots(np.abs(A), np.abs(z))
+    err = _gamma(k + 2) * row_dots(np.abs(A), np.abs(z)) + 2 * k * _ETA
     return bool(np.all(s > err))
+
+
+def _in_caller_units(z: np.ndarray, s: float, fit_b: bool) -> np.ndarray:
+    r"""The separator ``z`` of the scaled data ``s X`` as a separator of ``X``.
+
+    ``z . (s x) = (s z) . x``, so the weights are multiplied by ``s`` (the
+    intercept is not); the whole vector is then multiplied by the power of 2 that
+    brings its largest entry into [1/2, 1), exponent by exponent with
+    :func:`numpy.ldexp`, so that nothing overflows (``z * s`` alone can).
+    """
+    mant, expo = np.frexp(z)
+    shift = np.full(z.shape, math.frexp(s)[1] - 1, dtype=np.int64)
+    if fit_b:
+        shift[-1] = 0
+    expo = expo.astype(np.int64) + shift
+    top = int(expo[mant != 0].max()) if np.any(mant != 0) else 0
+    return np.ldexp(mant, expo - top)
 
 
 #: Data whose largest entry lies outside [2**-_SCALE_BITS, 2**_SCALE_BITS] is scaled first.
@@ -244,22 +292,32 @@ _SCALE_BITS = 20
 def _power_of_two_scale(Xa: np.ndarray) -> float:
     """1.0, or the power of 2 that brings the largest entry of badly scaled data into [1/2, 1).
 
+    (Or the largest power of 2 that is a double, 2**1023, when the largest entry is
+    subnormal, below 2**-1022.)
+
     The LP solver's tolerances are absolute (about 1e-7): data of magnitude 1e150 or
     1e-150 must be scaled first. Separability does not change when ``X`` is
-    multiplied by ``s > 0``, and a power of 2 multiplies exactly (a separator
-    ``w'`` of ``s X`` is ``w = s w'`` for ``X``, with the same rounded scores).
-    Data of ordinary size (every book example) is left as it is.
+    multiplied by ``s > 0``, and a power of 2 multiplies exactly unless an entry
+    underflows (a separator ``w'`` of ``s X`` is ``w = s w'`` for ``X``). That
+    ``w = s w'`` can overflow, and an underflowed entry of ``s X`` is not ``s``
+    times the caller's entry, so :func:`separability_certificate` proves its
+    separator again on ``X`` itself. Data of ordinary size (every book example)
+    is left as it is.
     """
     top = float(np.max(np.abs(Xa)))
     if top == 0.0 or 2.0**-_SCALE_BITS <= top <= 2.0**_SCALE_BITS:
         return 1.0
-    return math.ldexp(1.0, -math.frexp(top)[1])
+    # a subnormal top would need 2**1024 or more, which is not a double: stop at 2**1023
+    return math.ldexp(1.0, min(-math.frexp(top)[1], 1023))
 
 
-def _augmented(X, y, fit_intercept) -> tuple[np.ndarray, bool, float]:
+def _augmented(
+    X, y, fit_intercept, *, scale: bool = True
+) -> tuple[np.ndarray, bool, float]:
+    """The LP's rows ``y_i (s x_i, 1)`` (or ``y_i s x_i``), whether with intercept, and ``s``."""
     Xa, ya = check_X_y(X, y)
     fit_b = check_bool(fit_intercept, "fit_intercept")
-    s = _power_of_two_scale(Xa)
+    s = _power_of_two_scale(Xa) if scale else 1.0
     Xs = Xa * s if s != 1.0 else Xa
     A = ya[:, None] * (np.hstack([Xs, np.ones((Xs.shape[0], 1))]) if fit_b else Xs)
     return np.ascontiguousarray(A), fit_b, s
@@ -297,12 +355,25 @@ def separability_certificate(
     in floating point, to its feasibility tolerance (about 1e-7), so its status
     alone proves nothing; this function checks what it returns:
 
-    * a separator is accepted only if every score exceeds the rounding error
-      of its evaluation (Higham's :math:`\gamma_{d+1}` bound), which makes
-      ``separable=True`` a proof;
+    * a separator is accepted only if every score, computed on ``X`` as the
+      caller gave it, exceeds the rounding error of its evaluation (Higham's
+      :math:`\gamma_{d+2}` bound, plus underflow), which makes
+      ``separable=True`` a proof for every finite input. Badly scaled data is
+      multiplied by a power of 2, ``scale``, for the LP; its separator is
+      then brought back to the caller's units without overflow and proved
+      there. Where that proof fails (scores that underflow) the function
+      raises instead of answering;
     * otherwise a second LP minimizes :math:`\|A^\top\boldsymbol\lambda\|_\infty`,
-      and ``residual`` bounds it rigorously: no separator has
-      :math:`\ell_1`-normalized margin above ``residual``. The answer is
+      and ``residual`` bounds it rigorously, the rounding of its own
+      evaluation included: no separator of the data *as scaled for the LP*
+      (``scale * X``) has :math:`\ell_1`-normalized margin above
+      ``residual``, that is every :math:`(\mathbf w, b)` with
+      :math:`y_i(\mathbf w^\top\mathbf x_i + b) \ge 1` has
+      :math:`\|(\mathbf w/\text{scale}, b)\|_1 \ge 1/\text{residual}`.
+      With ``scale == 1`` (every book example) that is
+      :math:`\|(\mathbf w, b)\|_1` in the caller's units; with
+      ``scale != 1`` it is not (for ``X`` near 1e30 an exact separator can
+      have :math:`\|\mathbf w\|_1` near 1e-19). The answer is
       ``separable=False`` when ``residual <= tol``.
 
     Data separable only with a margin below about ``tol`` (or below HiGHS's
@@ -315,14 +386,40 @@ def separability_certificate(
     ------
     ValueError
         If the LP finds no separator and the smallest residual is above ``tol``
-        (the data is too badly scaled to decide).
+        (the data is too badly scaled to decide), or if the separator it finds
+        for the scaled data cannot be proved on ``X`` itself (its scores
+        underflow).
+
+    Examples
+    --------
+    >>> import olbook
+    >>> cert = olbook.separability_certificate([[3e-308], [3.3e-308]], [1, -1])
+    >>> cert.separable, bool(abs(cert.w[0]) < 1), cert.scale == 2.0**1021
+    (True, True, True)
+    >>> xor = olbook.separability_certificate(
+    ...     [[0, 0], [1, 1], [0, 1], [1, 0]], [1, 1, -1, -1]
+    ... )
+    >>> xor.separable, bool(xor.residual < 1e-15)
+    (False, True)
     """
     check_positive_float(tol, "tol")
     A, fit_b, s = _augmented(X, y, fit_intercept)
     z = _feasible_point(A)
     if z is not None and _proved_separator(A, z):
-        w, b = (z[:-1] * s, float(z[-1])) if fit_b else (z * s, 0.0)
-        return SeparabilityCertificate(True, w, b, None, float("nan"))
+        # proved for s X; re-proved below for X itself, where it is returned
+        if s == 1.0:
+            zc, A1 = z, A
+        else:
+            zc = _in_caller_units(z, s, fit_b)
+            A1 = _augmented(X, y, fit_intercept, scale=False)[0]
+        if _proved_separator(A1, zc):
+            w, b = (zc[:-1], float(zc[-1])) if fit_b else (zc, 0.0)
+            return SeparabilityCertificate(True, w, b, None, float("nan"), s)
+        raise ValueError(
+            "could not decide separability: the LP found a separator of the data "
+            f"scaled by {s:g}, but its scores on the data as given are not larger "
+            "than their rounding error (underflow); rescale the data."
+        )
     n, k = A.shape
     # min t s.t. -t <= A^T lam <= t, sum lam = 1, lam >= 0; variables (lam, t)
     At = np.ascontiguousarray(A.T)
@@ -340,15 +437,38 @@ def separability_certificate(
         raise RuntimeError(f"linprog did not finish: {res.message}")
     lam = np.clip(res.x[:n], 0.0, None)
     lam = lam / lam.sum()
-    r = np.abs(row_dots(At, lam)) + _gamma(n) * row_dots(np.abs(At), lam)
-    residual = float(r.max() / (1.0 - _gamma(n)))  # the sum of lam is 1 up to gamma(n)
+    residual = _farkas_residual(At, lam)
     if residual > tol:
         raise ValueError(
             "could not decide separability: the LP found no separator that "
             "survives rounding, and its best Farkas vector leaves a residual of "
             f"{residual:.3g} > tol={tol:g} (rescale the data)."
         )
-    return SeparabilityCertificate(False, None, None, lam, residual)
+    return SeparabilityCertificate(False, None, None, lam, residual, s)
+
+
+def _farkas_residual(At: np.ndarray, lam: np.ndarray) -> float:
+    r"""A rigorous upper bound on :math:`\|A^\top\boldsymbol\lambda\|_\infty / \sum_i\lambda_i`.
+
+    Column by column, the computed :math:`s_j = \mathrm{fl}(\sum_i a_{ij}\lambda_i)`
+    and :math:`e_j = \mathrm{fl}(\sum_i |a_{ij}|\lambda_i)` satisfy
+    :math:`|s_j - S_j| \le \gamma_n E_j + n\eta` and
+    :math:`E_j \le (e_j + n\eta)/(1 - \gamma_n)` (Higham (3.5); :math:`\eta` for
+    underflow), so :math:`|S_j| \le |s_j| + \gamma_{n+1}e_j + 3n\eta`. The entries
+    of ``A`` are the rounded :math:`s\,y_i x_{ij}`, each within :math:`\eta` of the
+    exact value (underflow when :math:`s < 1`), which adds at most
+    :math:`\eta\sum_i\lambda_i \le n\eta`: :math:`4n\eta` in all.
+    :math:`\sum_i\lambda_i` is at least :math:`\sigma(1 - u)` with
+    :math:`\sigma` its correctly rounded value (:func:`math.fsum`). The quotient is
+    evaluated in fewer than ten floating-point operations, each with relative error
+    at most :math:`u`; the result is multiplied by :math:`1 + 64u` and rounded up
+    to the next double, which covers them.
+    """
+    n = lam.shape[0]
+    S = np.abs(row_dots(At, lam)) + _gamma(n + 1) * row_dots(np.abs(At), lam)
+    top = float(S.max()) + 4 * n * _ETA
+    sigma = math.fsum(lam.tolist()) * (1.0 - _U)
+    return float(np.nextafter(top / sigma * (1.0 + 64 * _U), np.inf))
 
 
 def find_separator(X, y, *, fit_intercept: bool = True):

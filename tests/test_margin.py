@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from conftest import xor_data
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import olbook
 from olbook.data import load_binary, make_separable
@@ -240,3 +244,174 @@ def test_tiny_margin_is_reported_with_its_tolerance():
 def test_certificate_rejects_bad_tol():
     with pytest.raises(ValueError, match="tol"):
         olbook.separability_certificate(np.eye(2), [1, -1], tol=0.0)
+
+
+# --- the certificate's evidence, for every finite input (magnitudes 1e-300 ... 1e300) -----------
+
+
+def _exact_scores(X, y, w, b):
+    """y_i (w . x_i + b) in exact rational arithmetic (the floats as they are)."""
+    wf = [Fraction(float(v)) for v in w]
+    return [
+        int(yi)
+        * (
+            sum(Fraction(float(a)) * c for a, c in zip(xi, wf, strict=True))
+            + Fraction(b)
+        )
+        for xi, yi in zip(np.asarray(X, dtype=float), y, strict=True)
+    ]
+
+
+def _exact_farkas_defect(X, y, lam, scale, fit_intercept):
+    """max_j |sum_i lam_i y_i (scale x_i, 1)_j| / sum_i lam_i, exactly (scale x_i unrounded)."""
+    s = Fraction(scale)
+    lf = [Fraction(float(v)) for v in lam]
+    rows = [
+        [int(yi) * s * Fraction(float(a)) for a in xi]
+        + ([int(yi)] if fit_intercept else [])
+        for xi, yi in zip(np.asarray(X, dtype=float), y, strict=True)
+    ]
+    cols = [
+        sum(li * r[j] for li, r in zip(lf, rows, strict=True))
+        for j in range(len(rows[0]))
+    ]
+    return max(abs(c) for c in cols) / sum(lf)
+
+
+def _check_evidence(X, y, fit_intercept):
+    """The certificate's evidence holds exactly; returns the certificate."""
+    cert = olbook.separability_certificate(X, y, fit_intercept=fit_intercept)
+    if cert.separable:
+        assert np.all(np.isfinite(cert.w)) and np.isfinite(cert.b)
+        if not fit_intercept:
+            assert cert.b == 0.0
+        assert (
+            min(_exact_scores(X, y, cert.w, cert.b)) > 0
+        )  # proved in the caller's units
+    else:
+        assert 0 < cert.residual <= 1e-9
+        lam = cert.farkas
+        assert np.all(lam >= 0)
+        defect = _exact_farkas_defect(X, y, lam, cert.scale, fit_intercept)
+        assert defect <= Fraction(cert.residual)  # the residual is rigorous
+    return cert
+
+
+def test_certificate_scaled_back_separator_is_proved_in_callers_units():
+    # The review's input: proved on the data times 2**1021, then w = z * s overflowed to -inf.
+    X, y = np.array([[3e-308], [3.3e-308]]), np.array([1, -1])
+    cert = _check_evidence(X, y, True)
+    assert cert.separable and cert.scale == 2.0**1021
+    assert 0.5 <= np.max(np.abs(np.r_[cert.w, cert.b])) < 1.0
+    # and the mirror image at the top of the range (w = z * s underflows there)
+    cert = _check_evidence(np.array([[1.5e308], [1.6e308]]), y, True)
+    assert cert.separable and cert.scale < 1
+
+
+def test_residual_is_a_statement_about_the_scaled_data():
+    # Without intercept, X near 1e30 with a relative gap of 1e-11 (the 1-D example of
+    # 2.1 made homogeneous by a constant second coordinate 1e30).
+    X = np.array([[1.0, 1.0], [1.0 + 1e-11, 1.0], [0.0, 1.0], [3.0, 1.0]]) * 1e30
+    y = np.array([1, -1, 1, -1])
+    cert = _check_evidence(X, y, False)
+    assert not cert.separable and cert.scale == 2.0**-102
+    # an exact separator, from the doubles as they are: w_1 = -2/gap, y_0 (w . x_0) = 1
+    x1, x2 = Fraction(float(X[0, 0])), Fraction(float(X[1, 0]))
+    c = Fraction(float(X[0, 1]))
+    gap = x2 - x1
+    w1 = -2 / gap
+    w2 = (1 - w1 * x1) / c  # y_0 (w1 x1 + w2 c) = 1
+    scores = [
+        int(yi) * (w1 * Fraction(float(a)) + w2 * Fraction(float(b)))
+        for (a, b), yi in zip(X, y, strict=True)
+    ]
+    assert min(scores) >= 1
+    l1 = abs(w1) + abs(w2)
+    assert l1 < Fraction(1, 10**18)  # about 4e-19 in the caller's units ...
+    assert 1 / Fraction(cert.residual) > 10**12  # ... while 1/residual is about 1e12:
+    assert l1 < 1 / Fraction(cert.residual)  # no bound on ||w||_1 in the caller's units
+    # in the scaled units the guarantee holds: ||w / scale||_1 >= 1/residual
+    assert l1 / Fraction(cert.scale) >= 1 / Fraction(cert.residual)
+
+
+@st.composite
+def _patterns(draw, max_rows=7):
+    """(X0, y): 2..max_rows rows of 1..3 integers in [-6, 6], both labels present."""
+    n = draw(st.integers(2, max_rows))
+    d = draw(st.integers(1, 3))
+    X0 = draw(
+        st.lists(
+            st.lists(st.integers(-6, 6), min_size=d, max_size=d), min_size=n, max_size=n
+        )
+    )
+    y = draw(st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n))
+    y[0], y[1] = 1, -1  # both labels present
+    return np.array(X0, dtype=float), np.array(y)
+
+
+@settings(max_examples=60)
+@given(
+    data=_patterns(),
+    mantissa=st.floats(1.0, 2.0),
+    # every magnitude, and the edges of the range (subnormals; 2**1021 and more as scale)
+    exponent=st.one_of(
+        st.integers(-320, 307), st.integers(-312, -305), st.integers(300, 307)
+    ),
+    fit_intercept=st.booleans(),
+)
+def test_certificate_evidence_at_every_magnitude(
+    data, mantissa, exponent, fit_intercept
+):
+    """Small integer patterns times one factor from 1e-320 (subnormal) to 1e307.
+
+    Separability does not depend on the factor; the certificate decides, and its
+    evidence (a separator, or a Farkas vector and its residual) holds exactly.
+    """
+    X0, y = data
+    factor = mantissa * 10.0**exponent
+    X = X0 * factor
+    assume(np.all(np.isfinite(X)))
+    ref = olbook.separability_certificate(X0, y, fit_intercept=fit_intercept)
+    cert = _check_evidence(X, y, fit_intercept)
+    # the patterns are integers: separable or not with a margin far above the
+    # tolerance, so the answer does not depend on the factor, wherever X0 * factor
+    # is exact (rounding to subnormals can make it differ)
+    if np.all(X / factor == X0):
+        assert cert.separable == ref.separable
+
+
+@settings(max_examples=60)
+@given(
+    data=_patterns(max_rows=6),
+    exponents=st.lists(st.integers(-300, 300), min_size=3, max_size=3),
+    fit_intercept=st.booleans(),
+)
+def test_certificate_evidence_with_mixed_magnitudes(data, exponents, fit_intercept):
+    """Columns at different magnitudes (1e-300 beside 1e300): the answer may be
+    "cannot decide" (ValueError), but whatever evidence is returned holds exactly."""
+    X0, y = data
+    X = X0 * (10.0 ** np.array(exponents[: X0.shape[1]], dtype=float))
+    assume(np.all(np.isfinite(X)))
+    try:
+        _check_evidence(X, y, fit_intercept)
+    except ValueError as err:
+        assert "could not decide separability" in str(err)
+
+
+def test_farkas_residual_covers_underflow():
+    """Products that underflow: the computed A^T lam is 4 eta, the exact one 5.92 eta.
+
+    Without the n*eta terms the bound would be the next double above 4 eta, 5 eta.
+    """
+    from olbook.margins import _ETA, _farkas_residual
+
+    At = np.array([[6 * _ETA] * 4 + [-6 * _ETA] * 4])
+    lam = np.array([1.49 / 6] * 4 + [0.01 / 6] * 4)
+    exact = abs(
+        sum(
+            Fraction(float(a)) * Fraction(float(v))
+            for a, v in zip(At[0], lam, strict=True)
+        )
+    ) / sum(Fraction(float(v)) for v in lam)
+    assert exact > 5 * Fraction(_ETA)
+    assert Fraction(_farkas_residual(At, lam)) >= exact
