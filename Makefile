@@ -112,5 +112,10 @@ bench: $(STAMP)
 	$(BIN)/python tools/time_notebooks.py
 	cd book/appendix && ../../$(BIN)/jupyter execute --inplace performance.ipynb
 
+# The build, and numba's compiled code of olbook wherever olbook/_numba_cache.py put it (the
+# package's __pycache__, NUMBA_CACHE_DIR/olbook, the user's cache, the temporary folder).
 clean:
 	rm -rf _build
+	find olbook -name '*.nbi' -delete -o -name '*.nbc' -delete
+	rm -rf "$${XDG_CACHE_HOME:-$$HOME/.cache}/olbook/numba" "$${TMPDIR:-/tmp}/olbook-numba-$$(id -u)"
+	@if [ -n "$$NUMBA_CACHE_DIR" ]; then rm -rf "$$NUMBA_CACHE_DIR/olbook"; fi

@@ -42,6 +42,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from . import _numba_cache  # noqa: F401 (olbook's cache locator, before any @njit)
+
 __all__ = [
     "KernelCache",
     "make_cache",

@@ -43,6 +43,8 @@ from numba.core import cgutils
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
+from . import _numba_cache  # noqa: F401 (olbook's cache locator, before any @njit)
+
 __all__ = [
     "LANES",
     "row_score",

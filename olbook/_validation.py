@@ -17,6 +17,8 @@ from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import type_of_target
 
+from . import _numba_cache  # noqa: F401 (olbook's cache locator, before any @njit)
+
 __all__ = [
     "ConvergenceWarning",
     "NonNumericError",

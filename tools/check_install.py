@@ -5,7 +5,9 @@ every module of the package (``olbook/data`` included), creates a fresh virtual
 environment outside the source tree, installs the wheel there **non-editable**
 with the ``book`` extra, and, from a folder that is not the source tree, imports
 every public name of olbook and of its public modules, runs one learner, and
-imports every module the notebooks import. Exits non-zero on the first failure.
+imports every module the notebooks import; then runs the same check once more
+with site-packages, HOME and the temporary folder read-only (numba can cache
+nowhere, and olbook must still work). Exits non-zero on the first failure.
 
     .venv/bin/python tools/check_install.py
 """
@@ -13,7 +15,9 @@ imports every module the notebooks import. Exits non-zero on the first failure.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 import subprocess
 import sys
 import tarfile
@@ -119,6 +123,41 @@ def main() -> int:
             ]
         )
         run([str(py), "-c", SMOKE, *notebook_imports()], cwd=tmp)
+        return read_only_smoke(py, env, tmp)
+
+
+def read_only_smoke(py: Path, env: Path, tmp: Path) -> int:
+    """The smoke test again with site-packages, HOME and the temporary folder read-only.
+
+    numba cannot cache anywhere then; olbook must compile in memory instead of
+    raising "no locator available" (olbook/_numba_cache.py). As root, permissions
+    do not stop writes, so the folders are read-only bind mounts in a mount
+    namespace (``unshare -m``); elsewhere they are made read-only with chmod.
+    """
+    home = tmp / "home"
+    home.mkdir()
+    ro_env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home)}
+    ro_env.pop("NUMBA_CACHE_DIR", None)
+    cmd = [str(py), "-c", SMOKE]
+    if os.getuid() == 0:
+        if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode:
+            print("read-only install check skipped: unshare -m is not permitted here")
+            return 0
+        folders = (env, home, Path(tempfile.gettempdir()))
+        mounts = " && ".join(
+            f"mount --bind {d} {d} && mount -o remount,bind,ro {d}" for d in folders
+        )
+        cmd = ["unshare", "-m", "sh", "-c", f"{mounts} && exec {shlex.join(cmd)}"]
+    else:
+        for path in [home, env, *env.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode & ~0o222)
+    print("read-only site-packages, HOME and temporary folder:", end=" ", flush=True)
+    subprocess.run(cmd, check=True, cwd=tmp, env=ro_env)
+    if os.getuid() != 0:  # let TemporaryDirectory remove them
+        for path in [home, env, *env.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | 0o200)
     return 0
 
 
