@@ -8,7 +8,7 @@ Times, best of 5 runs:
   ``sklearn.ensemble.AdaBoostClassifier(estimator=DecisionStump(), n_estimators=50)``
   (the same weak learner in scikit-learn's loop).
 
-No target in issue 16: the ratios (scikit-learn's time / olbook's) are printed and saved.
+No target: the ratios (scikit-learn's time / olbook's) are printed and saved.
 
 Run: ``.venv/bin/python benchmarks/boosting.py``.
 """
@@ -65,7 +65,7 @@ def main():
     save(
         "boosting",
         rows,
-        notes="best of 5; no target in issue 16, ratios for information",
+        notes="best of 5; no target, ratios for information",
     )
 
 
