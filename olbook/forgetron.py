@@ -11,13 +11,18 @@ multiplied by :math:`\phi_t \in (0, 1]` and then the *oldest* example
 
 where :math:`\sigma_r` is the removed example's weight, :math:`\mu_r = y_r f'(\mathbf x_r)`
 its margin under the hypothesis :math:`f'` after the new example was added,
-:math:`M` the number of mistakes so far and :math:`Q` the sum of the
-:math:`\psi` of earlier removals. The condition is the quadratic
+:math:`M` the number of updates so far, this one included (the mistakes, a
+tie :math:`y_t f(\mathbf x_t) = 0` counting as one: ``n_updates_``, not
+``mistakes_``), and :math:`Q` the sum of the :math:`\psi` of earlier removals.
+When :math:`\phi < 1` the cap is reached: :math:`Q = \tfrac{15}{32}M` after the
+removal. The condition is the quadratic
 :math:`a\phi^2 + b\phi + Q - \tfrac{15}{32}M \le 0` with
 :math:`a = \sigma_r^2 - 2\sigma_r\mu_r`, :math:`b = 2\sigma_r`. This is the
 "self-tuned" variant as Orabona's DOGMA library implements it
-(``k_forgetron_st_train.m``); the book could check the paper's abstract only.
-Book section 7.4 (``kol-sec-budgets``).
+(``k_forgetron_st_train.m``), whose constant :math:`\tfrac{15}{32}` it uses.
+The paper's mistake bound for this variant is stated in the book without
+proof. Book section 7.4 (``kol-sec-budgets``), whose check recomputes
+:math:`\phi` by bisection from the definition above.
 """
 
 from __future__ import annotations
@@ -37,7 +42,14 @@ __all__ = ["Forgetron", "forgetron_epoch", "forgetron_shrink"]
 
 @numba.njit(cache=True)
 def forgetron_shrink(sigma, mu, Q, M):
-    """The largest :math:`\\phi \\in (0, 1]` with :math:`a\\phi^2 + b\\phi + Q - 15M/32 \\le 0`."""
+    """The largest :math:`\\phi \\in (0, 1]` with :math:`a\\phi^2 + b\\phi + Q - 15M/32 \\le 0`.
+
+    ``sigma`` is the removed example's weight, ``mu`` its margin under the
+    hypothesis with the new example, ``Q`` the damage so far and ``M`` the
+    number of updates (this one included). Since ``Q <= 15 M / 32`` on entry,
+    :math:`\\phi = 0` fits; when :math:`\\phi = 1` does not, the :math:`\\phi \\in [0, 1]`
+    that fit form an interval :math:`[0, \\phi^\\star]` and the result is :math:`\\phi^\\star`.
+    """
     a = sigma * sigma - 2.0 * sigma * mu
     b = 2.0 * sigma
     c = Q - 15.0 / 32.0 * M
@@ -109,7 +121,7 @@ class Forgetron(StoredExamplesLearner):
     ----------
     support_vectors_, alpha_ : the stored examples, oldest first, and their coefficients.
     Q_ : float
-        The accumulated :math:`\psi` of the removals (never above ``15/32 * mistakes``).
+        The accumulated :math:`\psi` of the removals (never above ``15/32 * n_updates_``).
 
     Examples
     --------

@@ -99,3 +99,44 @@ def test_equals_the_kernel_perceptron_below_its_budget_and_bad_input():
         Forgetron(budget=0).fit(X, y)
     with pytest.raises(ValueError, match="non-finite"):
         a.partial_fit([[np.nan, 0.0]], [1])
+
+
+def _largest_phi_by_bisection(sigma, mu, Q, M):
+    """The paper's rule from its definition: the largest phi in (0, 1] with
+    Q + psi(sigma phi, phi mu) <= 15 M / 32, psi(l, m) = l^2 + 2 l - 2 l m."""
+
+    def fits(p):
+        lam = sigma * p
+        return Q + lam * lam + 2 * lam - 2 * lam * (p * mu) <= 15 * M / 32
+
+    if fits(1.0):
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+@pytest.mark.parametrize("B", [3, 8])
+def test_each_shrink_is_the_bisection_of_the_definition_and_reaches_the_cap(B):
+    rng = np.random.default_rng(B)
+    X = rng.standard_normal((300, 2))
+    y = np.where(rng.random(300) < 0.5, 1.0, -1.0)  # noise: many removals
+    k = kernels.gaussian(1.0)
+    clf = Forgetron(budget=B, kernel=k)
+    clf.partial_fit(X[:1], y[:1], classes=[-1, 1])
+    shrinks = 0
+    for t in range(1, len(y)):
+        S, A, Q, M = clf.support_vectors_, clf.alpha_, clf.Q_, clf.n_updates_
+        clf.partial_fit(X[t : t + 1], y[t : t + 1])
+        if clf.n_updates_ == M or A.size < B:
+            continue
+        S2, A2 = np.vstack([S, X[t : t + 1]]), np.append(A, y[t])
+        mu = np.sign(A2[0]) * float(k(S2[:1], S2)[0] @ A2)
+        phi = _largest_phi_by_bisection(abs(A2[0]), mu, Q, M + 1)
+        assert abs(clf.alpha_[-1]) == pytest.approx(phi, rel=1e-9, abs=1e-12)
+        if phi < 1:
+            shrinks += 1
+            assert clf.Q_ == pytest.approx(15 / 32 * (M + 1), rel=1e-9)
+    assert shrinks >= 5
