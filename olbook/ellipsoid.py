@@ -178,8 +178,8 @@ class IELLIP(LinearPredictorMixin, OnlineLearner):
     along :math:`\mathbf x`: :math:`A \leftarrow (A - c\,A\mathbf g\mathbf g^\top A)/(1-c)`
     with :math:`\mathbf g = y\mathbf x/\sqrt v`. The constant :math:`c` decays,
     :math:`c \leftarrow bc`, after every round. This is LIBOL's ``IELLIP.m`` (its
-    defaults :math:`a = 1, b = 0.3, c = 0.1`); the book could not check its
-    schedule of :math:`c` against the paper. A tie (:math:`\mathbf w^\top\mathbf x = 0`)
+    defaults :math:`a = 1, b = 0.3, c = 0.1`), including its schedule of :math:`c`;
+    the book states no bound for it (section 6.4). A tie (:math:`\mathbf w^\top\mathbf x = 0`)
     counts as a mistake, as for the perceptron.
 
     Parameters
