@@ -32,6 +32,7 @@ the oldest to the newest: the outputs are the same on every CPU.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections.abc import Callable
 
@@ -68,11 +69,19 @@ _LOSSES = ("hinge", "logistic", "squared", "perceptron")
 _MIN_SCALE = 1e-100
 
 
+def _decaying_eta_at(lam: float, t: int) -> float:
+    return 1.0 / (3.0 * lam * math.sqrt(t))
+
+
 def decaying_eta(lam: float) -> Callable[[int], float]:
     r"""The schedule :math:`\eta_t = 1/(3\lambda\sqrt t)` of the notes on kernel online
-    learning."""
+    learning.
+
+    A function of the (1-based) round ``t``; a :func:`functools.partial` of a module
+    function, not a lambda, so that a learner using it can be pickled and cloned.
+    """
     lam = check_positive_float(lam, "lam")
-    return lambda t: 1.0 / (3.0 * lam * math.sqrt(t))
+    return functools.partial(_decaying_eta_at, lam)
 
 
 @numba.njit(cache=True)

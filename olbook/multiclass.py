@@ -86,7 +86,9 @@ def multiclass_epoch(X, y, W, variant, C, mistakes, updates, scores):
 class _Multiclass(OnlineLearner):
     """Labels -> class indices, ``coef_`` of shape (k, d), argmax prediction."""
 
-    _variant = -1
+    def _rule(self) -> tuple[int, float]:
+        """The update of :func:`multiclass_epoch`: (-1, unused C) for the perceptron."""
+        return -1, 1.0
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -129,10 +131,10 @@ class _Multiclass(OnlineLearner):
         W = self.coef_.copy()
         mistakes = np.empty(n, dtype=np.bool_)
         updates = np.empty(n, dtype=np.bool_)
-        C = float(getattr(self, "C", 1.0))
+        variant, C = self._rule()
         if (
             multiclass_epoch(
-                X, y, W, self._variant, C, mistakes, updates, np.empty(W.shape[0])
+                X, y, W, variant, C, mistakes, updates, np.empty(W.shape[0])
             )
             >= 0
         ):
@@ -234,4 +236,6 @@ class MulticlassPA(_Multiclass):
             )
         check_positive_float(self.C, "C")
         check_positive_int(self.max_iter, "max_iter")
-        self._variant = _VARIANTS.index(self.variant)
+
+    def _rule(self) -> tuple[int, float]:
+        return _VARIANTS.index(self.variant), float(self.C)

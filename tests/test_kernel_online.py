@@ -177,3 +177,19 @@ def test_budget_perceptron_keeps_its_budget_and_equals_the_kernel_perceptron_bel
     assert np.allclose(f, ref, rtol=1e-12, atol=1e-14)
     with pytest.raises(ValueError, match="budget"):
         BudgetPerceptron(budget=0).fit(X, y)
+
+
+def test_norma_with_decaying_eta_pickles_mid_stream():
+    """decaying_eta is picklable, so a NORMA using it continues identically after a pickle."""
+    import pickle
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    clf = olbook.NORMA(eta=decaying_eta(0.5), lam=0.5).partial_fit(X[:30], y[:30])
+    copy = pickle.loads(pickle.dumps(clf))
+    clf.partial_fit(X[30:], y[30:])
+    copy.partial_fit(X[30:], y[30:])
+    np.testing.assert_array_equal(clf.alpha_, copy.alpha_)
+    np.testing.assert_array_equal(clf.trace_.mistakes, copy.trace_.mistakes)
+    assert decaying_eta(0.5)(4) == 1.0 / (3.0 * 0.5 * 2.0)

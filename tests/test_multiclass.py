@@ -92,3 +92,13 @@ def test_bad_input():
     with pytest.raises(ValueError, match="non-finite"):
         clf.partial_fit([[np.nan, 0, 0]], [1])
     assert np.all(np.isfinite(clf.coef_)) and olbook.MulticlassPA is MulticlassPA
+
+
+def test_validation_writes_no_state():
+    """Checking the hyper-parameters reads them and sets nothing (scikit-learn's rule)."""
+    import olbook
+
+    clf = olbook.MulticlassPA(variant="PA-II", C=0.5)
+    before = dict(vars(clf))
+    clf._validate_params()
+    assert vars(clf) == before

@@ -28,6 +28,9 @@ from olbook.kernels import gaussian
 
 RTOL = 1e-9
 
+# the streams are noisy on purpose: the perceptrons' "may not be separable" is expected
+pytestmark = pytest.mark.filterwarnings("ignore:.*max_iter reached:UserWarning")
+
 
 def stream(n=60, d=4, seed=0, noise=0.2):
     rng = np.random.default_rng(seed)
