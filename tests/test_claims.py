@@ -68,7 +68,9 @@ def _notebook(nb: Path) -> dict:
 
 
 def _sources(nb: Path, kind: str) -> list[str]:
-    return ["".join(c["source"]) for c in _notebook(nb)["cells"] if c["cell_type"] == kind]
+    return [
+        "".join(c["source"]) for c in _notebook(nb)["cells"] if c["cell_type"] == kind
+    ]
 
 
 def _outputs(nb: Path) -> str:
@@ -99,7 +101,9 @@ def claims(nb: Path) -> list[tuple[int, str, bool]]:
                 k += 1
             j = k  # the next code line: another claim, or the assert
             while j < len(lines) and (
-                CLAIM.match(lines[j]) or CONTINUATION.match(lines[j]) or not lines[j].strip()
+                CLAIM.match(lines[j])
+                or CONTINUATION.match(lines[j])
+                or not lines[j].strip()
             ):
                 j += 1
             asserted = j < len(lines) and lines[j].lstrip().startswith("assert")
@@ -175,7 +179,9 @@ def test_claims_quote_the_text(nb):
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_name)
 def test_claims_are_asserted(nb):
     loose = [(i, q) for i, q, asserted in claims(nb) if not asserted]
-    assert not loose, f"'# claim:' comments with no assert after them (cell, quote): {loose}"
+    assert not loose, (
+        f"'# claim:' comments with no assert after them (cell, quote): {loose}"
+    )
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_name)
@@ -204,10 +210,11 @@ def test_unmeasured_entries_match_a_sentence():
             stale.append(f"{name} (no such notebook)")
             continue
         candidates = [s for s in sentences(nb) if looks_measured(nb, s)]
-        stale += [f"{name} :: {w}" for w in words if not any(w in s for s in candidates)]
+        stale += [
+            f"{name} :: {w}" for w in words if not any(w in s for s in candidates)
+        ]
     assert not stale, (
         f"entries of tests/{UNMEASURED.name} that match no sentence that looks measured "
-        "(the sentence changed or went; update or remove the entry):\n  " + "\n  ".join(stale)
+        "(the sentence changed or went; update or remove the entry):\n  "
+        + "\n  ".join(stale)
     )
-
-

@@ -14,7 +14,9 @@ from pathlib import Path
 BOOK = Path(__file__).resolve().parent.parent / "book"
 
 #: ``(name)=`` targets, ``:label: name`` options and ``$$ ... $$ (name)`` equations.
-LABEL = re.compile(r"^\s*\(([\w:-]+)\)=\s*$|^\s*:label:\s*(\S+)|\$\$\s*\(([\w:-]+)\)\s*$", re.M)
+LABEL = re.compile(
+    r"^\s*\(([\w:-]+)\)=\s*$|^\s*:label:\s*(\S+)|\$\$\s*\(([\w:-]+)\)\s*$", re.M
+)
 
 
 def _texts():
@@ -25,7 +27,12 @@ def _texts():
             yield path, path.read_text()
         elif path.suffix == ".ipynb":
             cells = json.loads(path.read_text())["cells"]
-            yield path, "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+            yield (
+                path,
+                "\n".join(
+                    "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+                ),
+            )
 
 
 def test_every_label_is_defined_once():
