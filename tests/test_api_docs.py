@@ -269,3 +269,12 @@ def test_every_public_learner_has_examples():
         if n not in bases and section not in cls.__doc__
     )
     assert not missing, f"learners without an Examples section: {missing}"
+
+
+def test_link_api_reads_the_library_across_a_line_break():
+    """scikit-learn's `Perceptron` is scikit-learn's even when the name starts a line."""
+    linker = _link_api().Linker(_link_api().api_names())
+    text = "as fast as scikit-learn's\n`Perceptron`, and olbook's `Perceptron` too"
+    out = linker.link(text)
+    assert out.startswith("as fast as scikit-learn's\n`Perceptron`, ")
+    assert "{py:class}`~olbook.Perceptron`" in out

@@ -104,7 +104,8 @@ class Linker:
     def target(self, code: str, before: str = "") -> tuple[str, str] | None:
         """(dotted name, role text) for an inline code span that names an olbook object, else None.
 
-        ``before`` is the text of the line before the span: a bare class name that
+        ``before`` is the text before the span (its line, after the end of the
+        previous line): a bare class name that
         follows "scikit-learn's" (or another library's name) is that library's class.
         """
         text = code.strip()
@@ -124,7 +125,7 @@ class Linker:
         for m in LINKED.finditer(markdown):
             self.done.add((m.group(2) or m.group(1)).strip().lstrip("~"))
 
-    def link_line(self, line: str) -> str:
+    def link_line(self, line: str, previous: str = "") -> str:
         if (
             line.lstrip().startswith("#")
             or line.lstrip().startswith("(")
@@ -134,7 +135,9 @@ class Linker:
         masked = _mask(line)
         out, pos = [], 0
         for m in CODE_SPAN.finditer(masked):
-            found = self.target(line[m.start(1) : m.end(1)], line[: m.start()])
+            # the words before the span, across a line break ("scikit-learn's\n`Perceptron`")
+            before = (previous.rstrip() + " " + line[: m.start()]).lstrip()
+            found = self.target(line[m.start(1) : m.end(1)], before)
             if found is None or found[0] in self.done:
                 continue
             if (
@@ -184,7 +187,7 @@ class Linker:
                 continue
             if line.lstrip().startswith(":"):
                 continue  # a directive option line
-            lines[i] = self.link_line(line)
+            lines[i] = self.link_line(line, lines[i - 1] if i else "")
         return "\n".join(lines)
 
 
