@@ -61,7 +61,10 @@ def cache_roots() -> list[Path]:
     )
     roots.append(Path(xdg) / "olbook" / "numba")
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
-    roots.append(Path(tempfile.gettempdir()) / f"olbook-numba-{user}")
+    try:
+        roots.append(Path(tempfile.gettempdir()) / f"olbook-numba-{user}")
+    except OSError:  # no usable temporary folder at all
+        pass
     return roots
 
 

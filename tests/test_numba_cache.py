@@ -64,6 +64,14 @@ def test_a_change_to_any_module_recompiles_its_dependents(tmp_path):
     assert list((tmp_path / "cache" / "olbook").glob("_perceptron_loops.*.nbi"))
 
 
+#: Every folder Python's tempfile may fall back to (it also tries the working directory).
+TEMP_FOLDERS = [
+    d
+    for d in {tempfile.gettempdir(), "/tmp", "/var/tmp", "/usr/tmp"}
+    if os.path.isdir(d)
+]
+
+
 def _read_only_run(root: Path, locked: Path) -> dict:
     """Run with the sources, home and cache read-only (as root, the temporary folder too)."""
     env = {"HOME": str(locked), "XDG_CACHE_HOME": str(locked), "TMPDIR": str(locked)}
@@ -75,7 +83,7 @@ def _read_only_run(root: Path, locked: Path) -> dict:
     # root writes through permissions: read-only bind mounts in a mount namespace
     mounts = " && ".join(
         f"mount --bind {d} {d} && mount -o remount,bind,ro {d}"
-        for d in (root, locked, tempfile.gettempdir())
+        for d in (root, locked, *TEMP_FOLDERS)
     )
     probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
     if probe.returncode != 0:
@@ -99,6 +107,9 @@ def test_nowhere_writable_compiles_in_memory(tmp_path):
     """A read-only package, home, cache and temporary folder: olbook still imports and
     learns, uncached (numba alone raises "no locator available" on import)."""
     root = _copy(tmp_path)
+    # sources of their own, so that no cache written by another run can serve them
+    validation = root / "olbook" / "_validation.py"
+    validation.write_text(validation.read_text() + f"\n# {tmp_path}\n")
     locked = tmp_path / "locked"
     locked.mkdir()
     assert _read_only_run(root, locked)["hits"] == 0
