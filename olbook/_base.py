@@ -12,7 +12,7 @@ estimators. Every binary classifier computes with the labels -1 and +1 inside
 and takes any two labels, as scikit-learn does: ``classes_`` holds them sorted,
 ``classes_[1]`` is +1 inside (:func:`olbook._validation.check_binary_targets`),
 and predictions come back in the original labels. With the labels -1 and +1,
-``classes_ == CLASSES`` (int64 ``[-1, 1]``) and predictions are int64 -1/+1.
+``classes_`` is ``[-1, 1]`` in the labels' dtype, and so are the predictions.
 
 The online protocol (book section 1.1, label ``perc-sec-protocol``): at round
 :math:`t` the learner sees :math:`\\mathbf x_t`, predicts
@@ -48,6 +48,8 @@ from ._validation import (
     check_positive_int,
     check_X_sparse,
     is_sparse,
+    non_finite_error,
+    record_feature_names,
 )
 
 __all__ = [
@@ -167,7 +169,14 @@ class Trace:
 
 
 class LinearPredictorMixin:
-    """``decision_function`` and ``predict`` for a model ``sign(coef_ . x + intercept_)``."""
+    """``decision_function`` and ``predict`` for a model ``sign(coef_ . x + intercept_)``.
+
+    The fitted attributes have scikit-learn's shapes for a binary linear
+    model: ``coef_`` is an array of shape (1, n_features) (its row is the
+    book's :math:`\\mathbf w`: ``w = clf.coef_[0]``) and ``intercept_`` an
+    array of shape (1,) (``b = clf.intercept_[0]``; 0.0 when the learner
+    learns no intercept).
+    """
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, "coef_")
@@ -181,10 +190,12 @@ class LinearPredictorMixin:
             estimator=self,
             accept_sparse=getattr(self, "_accepts_sparse", False),
         )
+        w = np.ascontiguousarray(np.atleast_2d(self.coef_)[0])  # TIGHTEN
+        b = float(np.ravel(self.intercept_)[0])
         if is_sparse(Xa):  # CSR: O(nnz), the bits of the dense rows
-            return csr_row_dots(Xa, self.coef_) + self.intercept_
+            return csr_row_dots(Xa, w) + b
         # same bits on every CPU, unlike BLAS
-        return row_dots(Xa, self.coef_) + self.intercept_
+        return row_dots(Xa, w) + b
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels, ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
@@ -283,6 +294,13 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     #: ``fit``/``partial_fit``/``decision_function`` take ``scipy.sparse`` input (as
     #: canonical CSR, :func:`olbook._validation.check_X_sparse`); ``_epoch`` handles it.
     _accepts_sparse: bool = False
+    #: ``fit`` may warn that "the data may not be linearly separable" when its last
+    #: pass still updated. True for learners that update only on a mistake or a
+    #: margin below a fixed level (on separable data they stop updating); False
+    #: for those whose loss updates on (nearly) every round whatever the data
+    #: (the logistic and squared losses), where an update says nothing about
+    #: separability; they get a plain "max_iter reached" warning instead.
+    _updates_mean_not_separable: bool = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -328,11 +346,42 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
             )
         return keep
 
+    @staticmethod
+    def _flags(n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Two uninitialized boolean arrays of length ``n``: a pass's mistakes and updates."""
+        return np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+
+    @staticmethod
+    def _run_loop(X, dense, csr, *args) -> tuple:
+        """One compiled pass over ``X``: the part every ``_epoch`` shares.
+
+        Calls ``dense(X, *args)``, or for a CSR ``X``
+        ``csr(X.data, X.indices, X.indptr, *args)``. The loop returns, last,
+        the index of the first row holding NaN or inf (-1 if none): then this
+        raises the ``ValueError`` of :func:`olbook._validation.non_finite_error`
+        (the state arrays passed in were copies, so nothing is changed).
+        Returns the loop's other results, as a tuple (empty if it returns only
+        the index).
+        """
+        sparse = is_sparse(X)
+        if sparse and csr is None:  # pragma: no cover - check_X_sparse refuses it
+            raise ValueError(f"{dense.__name__} has no CSR version.")
+        out = csr(X.data, X.indices, X.indptr, *args) if sparse else dense(X, *args)
+        rest, bad = (tuple(out[:-1]), out[-1]) if isinstance(out, tuple) else ((), out)
+        if bad >= 0:
+            raise non_finite_error(X.data if sparse else X)
+        return rest
+
     def _start(
-        self, n_features: int, classes: np.ndarray, keep_trace: bool = True
+        self, n_features: int, classes: np.ndarray, keep_trace: bool = True, X=None
     ) -> None:
+        """A fresh run: ``classes_``, the initial state, ``feature_names_in_`` from ``X``."""
         self.classes_ = classes
         self._init_state(n_features)
+        if X is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            record_feature_names(self, X)
         self.n_features_in_ = n_features
         if keep_trace:
             self.trace_ = Trace()
@@ -363,7 +412,10 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
         If ``max_iter > 1`` and the last pass still made an update, a
         :class:`~sklearn.exceptions.ConvergenceWarning` says so: on data that is
-        not linearly separable the perceptron never stops by itself.
+        not linearly separable the perceptron never stops by itself. (For a
+        loss that updates on nearly every round, such as the logistic loss, the
+        warning does not mention separability: there an update says nothing
+        about it.)
 
         Returns
         -------
@@ -379,7 +431,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         ya, classes = self._encode_targets(y, Xa.shape[0], None)
         saved = dict(self.__dict__)
         try:
-            self._start(Xa.shape[1], classes, keep_trace)
+            self._start(Xa.shape[1], classes, keep_trace, X)
             for _ in range(epochs):
                 self._record(*self._epoch(Xa, ya))
                 if self.converged_ and self._stop_when_converged:
@@ -389,9 +441,14 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
             self.__dict__.update(saved)
             raise
         if epochs > 1 and not self.converged_:
+            why = (
+                "; the data may not be linearly separable"
+                if self._updates_mean_not_separable
+                else ""
+            )
             warnings.warn(
                 f"{type(self).__name__} still made updates in the last of its {epochs} passes "
-                "(max_iter reached); the data may not be linearly separable.",
+                f"(max_iter reached){why}.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
@@ -440,7 +497,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         saved = dict(self.__dict__)
         try:
             if not fitted:
-                self._start(Xa.shape[1], classes, keep_trace)
+                self._start(Xa.shape[1], classes, keep_trace, X)
             self._record(*self._epoch(Xa, ya))
         except ValueError:
             self.__dict__.clear()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._rowops import rowwise_dots
-from ._validation import _describe, non_finite_error
+from ._validation import describe_values, non_finite_error
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def check_losses(
         raise non_finite_error(arr, "losses")
     if kind == "binary" and np.any((arr != 0.0) & (arr != 1.0)):
         raise ValueError(
-            f"losses must be 0 (expert right) or 1 (expert wrong); found {_describe(arr)}."
+            f"losses must be 0 (expert right) or 1 (expert wrong); found {describe_values(arr)}."
         )
     if kind == "unit":
         lo, hi = float(arr.min()), float(arr.max())

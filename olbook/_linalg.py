@@ -22,7 +22,7 @@ import math
 import numba
 import numpy as np
 
-from ._rowops import _lane_dot
+from ._rowops import lane_dot
 
 __all__ = [
     "solve_with_factor",
@@ -59,7 +59,7 @@ def forward_solve(R, x, z):  # pragma: no cover - compiled
         z[j] = zj
         for k in range(j + 1, d):
             z[k] -= R[j, k] * zj
-    return _lane_dot(z, 0, z, 0, d)
+    return lane_dot(z, 0, z, 0, d)
 
 
 @numba.njit(cache=True)
@@ -68,7 +68,7 @@ def back_solve(R, z, Sx):  # pragma: no cover - compiled
     solved part of ``Sx``, ``j = d-1, ..., 0``."""
     d = z.shape[0]
     for j in range(d - 1, -1, -1):
-        Sx[j] = (z[j] - _lane_dot(R, j * d + j + 1, Sx, j + 1, d - j - 1)) / R[j, j]
+        Sx[j] = (z[j] - lane_dot(R, j * d + j + 1, Sx, j + 1, d - j - 1)) / R[j, j]
 
 
 @numba.njit(cache=True)

@@ -21,7 +21,7 @@ and with it the order of the additions, from the CPU it runs on). The eight
 partial sums are independent, so the loop runs as one 8-wide vector (or two
 4-wide, or eight scalar) accumulators: the compiler does not have to reorder
 anything to vectorize it, and it is not allowed to. The loop is written with
-explicit vector operations (:func:`_lane_dot`), because LLVM's vectorizers do
+explicit vector operations (:func:`lane_dot`), because LLVM's vectorizers do
 not turn eight scalar accumulators into one vector by themselves.
 
 The same order serves sparse rows (:func:`csr_row_score`): a stored entry in
@@ -47,6 +47,8 @@ from . import _numba_cache  # noqa: F401 (olbook's cache locator, before any @nj
 
 __all__ = [
     "LANES",
+    "lane_dot",
+    "lane_tree",
     "row_score",
     "row_dots",
     "row_sqnorms",
@@ -63,7 +65,7 @@ LANES = 8
 
 
 @intrinsic
-def _lane_dot(typingctx, a, oa, b, ob, d):
+def lane_dot(typingctx, a, oa, b, ob, d):
     """``sum_k a.flat[oa + k] * b.flat[ob + k]`` for ``k < d`` in the blocked order.
 
     ``a`` and ``b`` are C-contiguous float64 arrays (any dimension); the offsets
@@ -78,7 +80,7 @@ def _lane_dot(typingctx, a, oa, b, ob, d):
             and arr.dtype == types.float64
             and arr.layout == "C"
         ):
-            raise TypingError(f"_lane_dot needs C-contiguous float64 arrays; got {arr}")
+            raise TypingError(f"lane_dot needs C-contiguous float64 arrays; got {arr}")
     sig = types.float64(a, types.intp, b, types.intp, types.intp)
 
     def codegen(context, builder, signature, args):
@@ -142,7 +144,7 @@ def row_score(w, X, i):
     terms are added in the blocked order of the module (:data:`LANES` partial sums).
     """
     d = X.shape[1]
-    f = _lane_dot(w, 0, X, i * d, d)
+    f = lane_dot(w, 0, X, i * d, d)
     if np.isfinite(f):
         return f, 0.0
     return f, _nonfinite(X, i)
@@ -151,7 +153,7 @@ def row_score(w, X, i):
 @numba.njit(cache=True)
 def dot(a, b):
     """``a . b`` of two C-contiguous float64 vectors of one length, in the blocked order."""
-    return _lane_dot(a, 0, b, 0, a.shape[0])
+    return lane_dot(a, 0, b, 0, a.shape[0])
 
 
 @numba.njit(cache=True)
@@ -159,7 +161,7 @@ def _row_dots(X, w):  # pragma: no cover - compiled
     out = np.empty(X.shape[0])
     d = X.shape[1]
     for i in range(X.shape[0]):
-        out[i] = _lane_dot(w, 0, X, i * d, d)
+        out[i] = lane_dot(w, 0, X, i * d, d)
     return out
 
 
@@ -186,7 +188,7 @@ def _rowwise_dots(A, B):  # pragma: no cover - compiled
     out = np.empty(A.shape[0])
     m = A.shape[1]
     for t in range(A.shape[0]):
-        out[t] = _lane_dot(A, t * m, B, t * m, m)
+        out[t] = lane_dot(A, t * m, B, t * m, m)
     return out
 
 
@@ -196,7 +198,7 @@ def row_sqnorms(X: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _lane_tree(acc):  # pragma: no cover - compiled
+def lane_tree(acc):  # pragma: no cover - compiled
     """The :data:`LANES` partial sums ``acc`` combined in the fixed tree of the module."""
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
         (acc[4] + acc[5]) + (acc[6] + acc[7])
@@ -220,7 +222,7 @@ def csr_row_score(w, data, indices, start, stop, acc):
         j = indices[p]
         acc[j & 7] += w[j] * x
         nonfinite += x - x
-    return _lane_tree(acc), nonfinite
+    return lane_tree(acc), nonfinite
 
 
 @numba.njit(cache=True)
@@ -229,7 +231,7 @@ def csr_row_sqnorm(data, indices, start, stop, acc):
     acc[:] = 0.0
     for p in range(start, stop):
         acc[indices[p] & 7] += data[p] * data[p]
-    return _lane_tree(acc)
+    return lane_tree(acc)
 
 
 @numba.njit(cache=True)

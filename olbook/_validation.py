@@ -40,6 +40,9 @@ __all__ = [
     "check_probability",
     "check_bool",
     "check_rng",
+    "describe_values",
+    "record_feature_names",
+    "check_feature_names",
 ]
 
 
@@ -52,7 +55,7 @@ class NonNumericError(TypeError, ValueError):
 CLASSES = np.array([-1, 1], dtype=np.int64)
 
 
-def _describe(values: np.ndarray, limit: int = 6) -> str:
+def describe_values(values: np.ndarray, limit: int = 6) -> str:
     """Describe a set of distinct values for an error message, e.g. ``{0, 1}``."""
     uniq = np.unique(values)
     shown = ", ".join(
@@ -148,6 +151,8 @@ def check_X(
             f"{name} has {arr.shape[1]} features, but {who} is expecting {n_features} features "
             "as input (the number it was fitted with)."
         )
+    if n_features is not None and estimator is not None:
+        check_feature_names(estimator, X)
     return arr
 
 
@@ -177,7 +182,7 @@ def check_labels(y, *, n_samples: int | None = None, name: str = "y") -> np.ndar
     bad = (arr != 1.0) & (arr != -1.0)
     if np.any(bad):
         raise ValueError(
-            f"labels must be in {{-1, +1}}; found {_describe(arr)}. "
+            f"labels must be in {{-1, +1}}; found {describe_values(arr)}. "
             "Map them first, e.g. y = np.where(y == positive_class, 1, -1)."
         )
     if n_samples is not None and arr.shape[0] != n_samples:
@@ -244,10 +249,14 @@ def class_labels(arr: np.ndarray, name: str) -> np.ndarray:
 
 
 def binary_classes(classes, name: str = "classes") -> np.ndarray:
-    """``classes_`` for two labels: int64 ``[-1, 1]`` if they are -1 and +1, else the two sorted."""
+    """``classes_`` for two labels: ``[-1, 1]`` in their dtype if they are -1 and +1, else the two sorted.
+
+    The labels' dtype is kept, as scikit-learn keeps it (int32 labels give an
+    int32 ``classes_``, and predictions come back as int32).
+    """
     c = np.asarray(classes)
     if c.dtype.kind in "iuf" and c.size and np.all((c == 1) | (c == -1)):
-        return CLASSES.copy()
+        return CLASSES.astype(c.dtype)
     c = class_labels(c, name)
     if c.size == 1:
         raise ValueError(
@@ -257,7 +266,7 @@ def binary_classes(classes, name: str = "classes") -> np.ndarray:
     if c.size > 2:
         raise ValueError(
             f"Only binary classification is supported. {name} has {c.size} classes "
-            f"{_describe(c) if c.dtype.kind in 'iuf' else c[:6].tolist()}; this learner takes two "
+            f"{describe_values(c) if c.dtype.kind in 'iuf' else c[:6].tolist()}; this learner takes two "
             "classes (olbook.MulticlassPerceptron and olbook.MulticlassPA take any number)."
         )
     return c
@@ -269,8 +278,8 @@ def check_binary_targets(
     """Return ``(labels, classes_)``: ``y`` as float64 -1/+1, and the two classes it names.
 
     With ``classes=None`` the classes are taken from ``y``, as scikit-learn
-    does: labels -1 and +1 (one or both) give ``classes_ = CLASSES``
-    (int64 ``[-1, 1]``), any two other labels ``classes_ = np.unique(y)``;
+    does: labels -1 and +1 (one or both) give ``classes_ = [-1, 1]`` in the
+    labels' dtype, any two other labels ``classes_ = np.unique(y)``;
     ``classes_[1]`` is +1 inside the learner, ``classes_[0]`` is -1, and
     predictions are returned as ``classes_[(score > 0)]``. One label other than
     -1/+1, or three labels, is a ``ValueError``. With ``classes`` given
@@ -281,9 +290,11 @@ def check_binary_targets(
     numeric = arr.dtype.kind in "biuf"
     if classes is None:
         if numeric and np.all((arr == 1) | (arr == -1)) and arr.dtype.kind != "b":
-            return np.ascontiguousarray(arr, dtype=np.float64), CLASSES.copy()
+            return np.ascontiguousarray(arr, dtype=np.float64), CLASSES.astype(
+                arr.dtype
+            )
         classes = binary_classes(arr, name)
-    if classes.dtype == CLASSES.dtype and np.array_equal(classes, CLASSES) and numeric:
+    if classes.dtype.kind in "iuf" and np.array_equal(classes, CLASSES) and numeric:
         positive = arr == 1
         known = positive | (arr == -1)
     else:
@@ -367,7 +378,35 @@ def check_X_sparse(
             f"{name} has {csr.shape[1]} features, but {who} is expecting {n_features} features "
             "as input (the number it was fitted with)."
         )
+    if n_features is not None and estimator is not None:
+        check_feature_names(estimator, X)
     return csr
+
+
+def record_feature_names(estimator, X) -> None:
+    """Set (or remove) ``estimator.feature_names_in_`` from ``X``, as a fit starting afresh does.
+
+    A pandas DataFrame whose column names are all strings gives
+    ``feature_names_in_`` (an object array of the names); any other ``X``
+    removes it. scikit-learn's :func:`sklearn.utils.validation.validate_data`
+    does the work (without checking ``X`` again), so the names, and the warnings
+    when a later ``X`` has other names or none, are scikit-learn's.
+    """
+    from sklearn.utils.validation import validate_data
+
+    validate_data(estimator, X, reset=True, skip_check_array=True)
+
+
+def check_feature_names(estimator, X) -> None:
+    """Compare ``X``'s column names with ``estimator.feature_names_in_`` (scikit-learn's rule).
+
+    Different names, or names where the fit had none (or none where it had
+    some), are scikit-learn's ``UserWarning``/``ValueError``; the estimator is
+    not changed. Call after the number of features has been checked.
+    """
+    from sklearn.utils.validation import validate_data
+
+    validate_data(estimator, X, reset=False, skip_check_array=True)
 
 
 def _scalar(value, name: str, kind, what: str, **bounds):

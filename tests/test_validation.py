@@ -44,12 +44,23 @@ def test_any_two_labels(cls, method, labels):
     est = getattr(cls(**kw), method)(X, classes[(y > 0).astype(int)])
     ref = getattr(cls(**kw), method)(X, y)
     assert est.classes_.dtype == classes.dtype and np.array_equal(est.classes_, classes)
-    assert ref.classes_.dtype == np.int64 and np.array_equal(ref.classes_, [-1, 1])
+    assert ref.classes_.dtype == y.dtype and np.array_equal(ref.classes_, [-1, 1])
     assert np.array_equal(est.coef_, ref.coef_)
     pred = est.predict(X)
     assert pred.dtype == classes.dtype
     assert np.array_equal(pred, classes[(ref.predict(X) > 0).astype(int)])
-    assert ref.predict(X).dtype == np.int64
+    assert ref.predict(X).dtype == y.dtype
+
+
+@pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.float32, np.float64])
+def test_classes_keep_the_labels_dtype(cls, method, dtype):
+    """Labels -1/+1 of any numeric dtype: classes_ and predictions keep it (scikit-learn's rule)."""
+    X, y = _data()
+    kw = {"random_state": 0} if cls is olbook.Pocket else {}
+    est = getattr(cls(**kw), method)(X, y.astype(dtype))
+    assert est.classes_.dtype == dtype and np.array_equal(est.classes_, [-1, 1])
+    assert est.predict(X).dtype == dtype
 
 
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
@@ -105,7 +116,7 @@ def test_partial_fit_classes(cls):
 @pytest.mark.parametrize(("cls", "method"), FIT_CASES, ids=FIT_IDS)
 def test_nan_label_rejected(cls, method):
     X, y = _data()
-    y = y.copy()
+    y = y.astype(float)
     y[3] = np.nan
     with pytest.raises(ValueError, match="y contains NaN or inf"):
         getattr(cls(), method)(X, y)

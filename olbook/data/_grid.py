@@ -83,8 +83,8 @@ def _separator_and_labels(
     """A random signed coordinate axis as unit separator, and random labels (example 0 is +1, example 1 is -1)."""
     u = np.zeros(d)
     u[rng.integers(d)] = rng.choice(np.array([-1.0, 1.0]))
-    y = rng.choice(np.array([-1.0, 1.0]), size=n)
-    y[0], y[1] = 1.0, -1.0
+    y = rng.choice(np.array([-1, 1], dtype=np.int64), size=n)
+    y[0], y[1] = 1, -1
     return u, y
 
 

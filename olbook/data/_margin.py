@@ -30,7 +30,7 @@ def first_one_parity_labels(X) -> np.ndarray:
             "every row of X must contain a 1 (the zero vector has no label)."
         )
     first = np.argmax(ones, axis=1)  # 0-based index of the first 1
-    return np.where(first % 2 == 0, 1.0, -1.0)
+    return np.where(first % 2 == 0, 1, -1).astype(np.int64)
 
 
 def make_first_one_parity(n_features: int) -> SeparableData:
@@ -142,4 +142,4 @@ def make_spirals(
         X = X + float(noise) * R * rng.standard_normal(X.shape)
     step = _grid_step(R)
     X = np.round(X / step) * step
-    return np.ascontiguousarray(X), sign
+    return np.ascontiguousarray(X), sign.astype(np.int64)

@@ -40,21 +40,21 @@ def load_binary(
 
     if name == "breast_cancer":
         data = datasets.load_breast_cancer()
-        X, y = data.data, np.where(data.target == 0, 1.0, -1.0)
+        X, y = data.data, np.where(data.target == 0, 1, -1).astype(np.int64)
     elif name == "iris_setosa":
         data = datasets.load_iris()
-        X, y = data.data, np.where(data.target == 0, 1.0, -1.0)
+        X, y = data.data, np.where(data.target == 0, 1, -1).astype(np.int64)
     elif name == "iris_versicolor_virginica":
         data = datasets.load_iris()
         keep = data.target > 0
-        X, y = data.data[keep], np.where(data.target[keep] == 1, 1.0, -1.0)
+        X, y = data.data[keep], np.where(data.target[keep] == 1, 1, -1).astype(np.int64)
     elif name == "wine":
         data = datasets.load_wine()
-        X, y = data.data, np.where(data.target == 0, 1.0, -1.0)
+        X, y = data.data, np.where(data.target == 0, 1, -1).astype(np.int64)
     elif name == "digits_3_vs_8":
         data = datasets.load_digits()
         keep = (data.target == 3) | (data.target == 8)
-        X, y = data.data[keep], np.where(data.target[keep] == 3, 1.0, -1.0)
+        X, y = data.data[keep], np.where(data.target[keep] == 3, 1, -1).astype(np.int64)
     else:
         raise ValueError(
             f"unknown data set {name!r}; choose one of {sorted(REAL_DATASETS)}."

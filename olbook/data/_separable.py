@@ -199,6 +199,6 @@ def make_orthogonal_worst_case(
     Q = np.zeros((d, k))
     Q[rng.permutation(d)[:k], np.arange(k)] = rng.choice([-1.0, 1.0], size=k)
     X = R * Q.T
-    y = np.ones(k)
+    y = np.ones(k, dtype=np.int64)
     u = Q.sum(axis=1) / np.sqrt(k)
     return SeparableData(np.ascontiguousarray(X), y, u)
