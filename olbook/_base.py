@@ -30,6 +30,7 @@ low-margin predictions.
 
 from __future__ import annotations
 
+import copy
 import re
 import textwrap
 import warnings
@@ -38,13 +39,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._rowops import csr_row_dots, row_dots
+from ._rowops import csr_row_dots, row_dots, rowwise_dots
 from ._validation import (
     CLASSES,
     ConvergenceWarning,
     binary_classes,
     check_binary_targets,
     check_bool,
+    check_positive_float,
     check_positive_int,
     check_X_sparse,
     is_sparse,
@@ -58,6 +60,7 @@ __all__ = [
     "Trace",
     "OnlineLearner",
     "GameLearner",
+    "GameTrace",
     "LinearPredictorMixin",
     "predict_from_scores",
 ]
@@ -83,9 +86,16 @@ class BinaryClassifierMixin:
     attribute ``_accepts_sparse`` (CSR input; False unless a learner sets it).
     """
 
+    #: scikit-learn's ``poor_score`` tag: the learner's training accuracy after
+    #: its default fit is below the 0.83 that ``check_classifiers_train`` asks of
+    #: a batch classifier, because of what the algorithm does (each learner that
+    #: sets it says why next to it); the check still runs its other asserts.
+    _poor_score: bool = False
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
+        tags.classifier_tags.poor_score = bool(self._poor_score)
         tags.input_tags.sparse = bool(getattr(self, "_accepts_sparse", False))
         return tags
 
@@ -513,62 +523,396 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
 
+class GameTrace:
+    """The rounds of a repeated game: what :meth:`GameLearner.run` returns and ``trace_`` holds.
+
+    One entry (or row) per round, round ``t`` 0-based. Every game learner fills
+    ``loss`` and ``cumulative_loss``; the learners of prediction with expert
+    advice (Halving, Weighted Majority, Hedge) also ``best_loss`` and
+    ``regret``, and those of online convex optimization (OGD) ``points`` and
+    ``gradients``. A field a learner does not fill is ``None``.
+
+    Attributes
+    ----------
+    loss : ndarray of shape (T,)
+        The loss the learner paid at each round: the value its ``update``
+        returns. 1.0 at a mistake and 0.0 otherwise for Halving and Weighted
+        Majority; the expected loss :math:`\\mathbf p_t \\cdot \\boldsymbol\\ell_t`
+        for Hedge; the linear loss :math:`\\mathbf g_t^\\top \\mathbf x_t` for OGD
+        (the loss of the linearized game, whose regret bounds that of the convex
+        losses, book section ``regret-sec-ogd``).
+    cumulative_loss : ndarray of shape (T,)
+        The learner's loss from the start of the game (the last reset) to each
+        round, summed left to right: a game played in blocks has the same
+        values as one played at once.
+    best_loss : ndarray of shape (T,) or None
+        Experts: the cumulative loss of the best expert after each round.
+    regret : ndarray of shape (T,) or None
+        Experts: ``cumulative_loss - best_loss``, the regret after each round.
+    points : ndarray of shape (T, d) or None
+        OCO: the point :math:`\\mathbf x_t` played at each round.
+    gradients : ndarray of shape (T, d) or None
+        OCO: the (sub)gradient :math:`\\mathbf g_t` revealed at each round.
+    """
+
+    FIELDS = ("loss", "cumulative_loss", "best_loss", "regret", "points", "gradients")
+
+    def __init__(
+        self,
+        loss: np.ndarray,
+        cumulative_loss: np.ndarray,
+        *,
+        best_loss: np.ndarray | None = None,
+        regret: np.ndarray | None = None,
+        points: np.ndarray | None = None,
+        gradients: np.ndarray | None = None,
+    ) -> None:
+        self.loss, self.cumulative_loss = loss, cumulative_loss
+        self.best_loss, self.regret = best_loss, regret
+        self.points, self.gradients = points, gradients
+
+    def __len__(self) -> int:
+        return int(self.loss.size)
+
+    def __repr__(self) -> str:
+        filled = [f for f in self.FIELDS if getattr(self, f) is not None]
+        last = float(self.cumulative_loss[-1]) if len(self) else 0.0
+        return (
+            f"GameTrace(n_rounds={len(self)}, cumulative_loss={last!r}, "
+            f"fields={filled})"
+        )
+
+    @classmethod
+    def concatenate(cls, chunks) -> GameTrace:
+        """One trace from consecutive blocks of rounds of one game."""
+        arrays = {}
+        for f in cls.FIELDS:
+            parts = [getattr(c, f) for c in chunks]
+            arrays[f] = None if parts[0] is None else np.concatenate(parts)
+        return cls(**arrays)
+
+    def linearized_regret(self, u) -> np.ndarray:
+        """OCO: :math:`\\sum_{s \\le t} \\mathbf g_s^\\top (\\mathbf x_s - \\mathbf u)` after each round.
+
+        The regret against ``u`` of the linear losses
+        :math:`\\mathbf g_s^\\top \\mathbf x`, which bounds that of the convex
+        losses whose (sub)gradients they are (book section ``regret-sec-ogd``).
+        Computed in a fixed order (the same bits on every CPU).
+        """
+        if self.points is None:
+            raise ValueError(
+                "linearized_regret needs the points and gradients of an OCO game; "
+                "this trace has none (use regret, the regret against the best expert)."
+            )
+        u = np.asarray(u, dtype=np.float64)
+        if u.shape != (self.points.shape[1],):
+            raise ValueError(
+                f"u must have shape ({self.points.shape[1]},); got {u.shape}."
+            )
+        D = np.ascontiguousarray(self.points - u)
+        return np.cumsum(rowwise_dots(np.ascontiguousarray(self.gradients), D))
+
+
+def _same_value(a, b) -> bool:
+    """Whether a hyper-parameter still has the value it had when the game started."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            np.shape(a) == np.shape(b)
+            and np.asarray(a).dtype == np.asarray(b).dtype
+            and bool(np.array_equal(a, b))
+        )
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
 class GameLearner:
     """Base of the learners of a repeated game: experts (Halving, WM, Hedge) and OCO (OGD).
 
-    One interface (book chapter 5, part 1):
+    The protocol, the same for every game learner (book chapter 5; the
+    learners of chapter 8 follow it too). At round :math:`t = 1, 2, \\dots`
+    the learner plays, the environment reveals the round's *feedback*, the
+    learner pays a loss and updates:
 
-    * :meth:`predict` -- what the learner plays next round (a distribution over
-      the experts, or a point); it never changes the state;
-    * :meth:`update` -- play one round with the environment's feedback (the
-      experts' losses, or a gradient);
-    * :meth:`run` -- play many rounds; returns the trace of those rounds;
-    * :meth:`reset` -- back to the initial state.
+    * ``predict()`` -> ndarray: what the learner plays at the next round, a
+      new array each call: a distribution over the :math:`m` experts (shape
+      (m,), summing to 1), or a point :math:`\\mathbf x_t` (shape (d,)). It
+      changes nothing.
+    * ``update(feedback)`` -> float: play one round. ``feedback`` has shape
+      (k,): the losses of the :math:`m` experts, or the (sub)gradient
+      :math:`\\mathbf g_t` of the round's loss at the point played. Returns the
+      loss the learner paid at that round, a float: the entry of
+      :attr:`GameTrace.loss` (1.0 at a mistake, else 0.0, for Halving and
+      Weighted Majority; the expected loss for Hedge; the linear loss
+      :math:`\\mathbf g_t^\\top \\mathbf x_t` for OGD).
+    * ``run(feedback, n_rounds=None, *, reset=True)`` -> :class:`GameTrace`:
+      play many rounds. ``feedback`` is an array of shape (T, k) whose row
+      ``t`` is round ``t``'s feedback (for OCO, gradients that do not depend on
+      the point: linear losses), or a callable ``feedback(t, play)`` that
+      returns round ``t``'s feedback (shape (k,)) from what the learner plays
+      at that round (``play``, the value of ``predict()``; ``t`` counts from 0
+      in this run): an adaptive environment, for which ``n_rounds`` is
+      required. With an array ``n_rounds`` is ``None`` or T. With
+      ``reset=True`` a new game starts; with ``reset=False`` the game goes on
+      and ``trace_`` with it. Returns the trace of these rounds.
+    * ``reset()`` -> self: start a new game (the initial state,
+      ``n_rounds_ = 0``, an empty ``trace_``).
 
-    ``trace_`` holds every round played since the last reset, by :meth:`update`
-    or :meth:`run` (a ``run(..., reset=False)`` continues it); ``n_rounds_``
-    counts them. Every input is checked before the state changes: a rejected
-    call leaves the learner as it was.
+    Hyper-parameters: ``__init__`` only stores them. They are read and checked
+    when a game starts: at :meth:`reset`, at ``run(..., reset=True)``, and at
+    the first ``update`` or ``run`` of a learner that has not played yet.
+    Before the first game, ``predict``, ``eta_at``, the bounds and the state
+    attributes (``n_rounds_``, ``trace_``, ``weights_``, ...) read and check
+    them too and show the start of a game, changing nothing. A hyper-parameter changed
+    during a game is a ``ValueError`` at the next call that uses the game (the
+    rounds played used the old value): :meth:`reset` starts a game with the
+    new value.
 
-    Subclasses set ``_trace_type`` (a class with ``concatenate(chunks)`` and
-    ``empty(learner)``) and implement ``_reset_state``, ``predict``, ``update``
-    and ``run``, recording each block of rounds with :meth:`_record`.
+    Every input is checked before the state changes: a rejected call (a
+    ``ValueError``) leaves the learner as it was.
+
+    Attributes
+    ----------
+    n_rounds_ : int
+        Rounds played since the last reset.
+    cumulative_loss_ : float
+        The learner's loss since the last reset (``trace_.cumulative_loss[-1]``).
+    trace_ : GameTrace
+        Every round played since the last reset, by ``update`` or ``run``.
+
+    Subclasses implement ``_validate_params()`` (check the hyper-parameters,
+    return the settings of a game as a dict; it writes nothing),
+    ``_reset_state(settings)``, ``_predict()``,
+    ``_check_feedback(feedback, settings, ndim)`` (the checked float64 array
+    of one round, ``ndim=1``, or of a block, ``ndim=2``), ``_play(F)`` (play
+    the rows of a checked block and return their :class:`GameTrace`; it
+    raises, if it must, before it changes the state, and does not record) and
+    ``_empty_trace()``.
     """
 
-    _trace_type: type
+    #: The names of the hyper-parameters: the arguments of ``__init__``.
+    _param_names: tuple[str, ...] = ()
 
-    def _reset_state(self) -> None:  # pragma: no cover - abstract
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        code = getattr(cls.__init__, "__code__", None)
+        if code is not None:
+            n = code.co_argcount + code.co_kwonlyargcount
+            cls._param_names = code.co_varnames[1:n]
+
+    # --- to be provided by subclasses -------------------------------------------------
+    def _validate_params(self) -> dict:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def reset(self):
-        """Forget every round: the initial state, ``n_rounds_ = 0``, an empty ``trace_``."""
-        self._reset_state()
-        self.n_rounds_ = 0
-        self._chunks: list = []
-        self._trace = None
-        return self
+    def _reset_state(self, settings: dict) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
 
-    def _record(self, chunk) -> None:
+    def _predict(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _check_feedback(
+        self, feedback, settings: dict, ndim: int
+    ) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _play(self, F: np.ndarray) -> GameTrace:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _empty_trace(self) -> GameTrace:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # --- the hyper-parameters and the game ----------------------------------------------
+    def _started(self) -> bool:
+        return "_game" in self.__dict__
+
+    def __getattr__(self, name: str):
+        # Only for what normal look-up does not find: before the first game, a state
+        # attribute (``n_rounds_``, ``weights_``, ...) reads as at the start of one.
+        if name.endswith("_") and not name.startswith("_") and not self._started():
+            return getattr(self._current(), name)
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}"
+        )
+
+    def _checked_eta(
+        self, schedules: tuple[str, ...]
+    ) -> tuple[float | str, int | None]:
+        """The checked step size ``eta`` and ``horizon`` (Hedge, OGD); writes nothing.
+
+        ``eta`` is a number > 0 (returned as a float) or one of ``schedules``;
+        ``horizon`` is an integer >= 1 with ``eta="tuned"`` (which needs it)
+        and ``None`` otherwise.
+        """
+        eta, horizon = self.eta, self.horizon
+        if isinstance(eta, str):
+            if eta not in schedules:
+                raise ValueError(
+                    f"eta (the step size) must be a number > 0 or one of {schedules}; "
+                    f"got {eta!r}."
+                )
+        else:
+            eta = check_positive_float(eta, "eta (the step size)")
+        if eta == "tuned":
+            horizon = check_positive_int(
+                horizon, "horizon (the number of rounds, needed by eta='tuned')"
+            )
+        elif horizon is not None:
+            raise ValueError(
+                f"horizon is only used with eta='tuned'; got horizon={horizon!r} "
+                f"with eta={eta!r}."
+            )
+        return eta, horizon
+
+    def _settings(self) -> dict:
+        """The checked settings of the game in progress, or of the next one; writes nothing."""
+        if not self._started():
+            return self._validate_params()
+        at_start = self.__dict__["_game_params"]
+        for name in self._param_names:
+            now = getattr(self, name)
+            if not _same_value(now, at_start[name]):
+                raise ValueError(
+                    f"{name} was changed during the game (from {at_start[name]!r} to "
+                    f"{now!r}); the rounds played used the old value. Call reset() "
+                    "(or run with reset=True) to start a game with the new value."
+                )
+        return self.__dict__["_game"]
+
+    def _current(self) -> GameLearner:
+        """This learner during a game; before the first, a copy at the start of one."""
+        if self._started():
+            self._settings()
+            return self
+        fresh = object.__new__(type(self))
+        fresh.__dict__.update(self.__dict__)
+        fresh._begin(self._validate_params())
+        return fresh
+
+    def _begin(self, settings: dict) -> None:
+        """Start a game with checked ``settings``."""
+        self._game = settings
+        self._game_params = {
+            name: (v if callable(v) else copy.deepcopy(v))
+            for name, v in ((n, getattr(self, n)) for n in self._param_names)
+        }
+        self._reset_state(settings)
+        self.n_rounds_ = 0
+        self.cumulative_loss_ = 0.0
+        self._chunks: list[GameTrace] = []
+        self._trace: GameTrace | None = None
+
+    def _cumulative(self, loss: np.ndarray) -> np.ndarray:
+        """The learner's cumulative loss after each of the rounds ``loss`` that follow
+        those played: summed left to right from ``cumulative_loss_``, so a game played
+        in blocks has the same bits as one played at once."""
+        return np.cumsum(np.concatenate(([self.cumulative_loss_], loss)))[1:]
+
+    def _record(self, chunk: GameTrace) -> None:
         self._chunks.append(chunk)
         self._trace = None
         self.n_rounds_ += len(chunk)
+        self.cumulative_loss_ = float(chunk.cumulative_loss[-1])
+
+    def _saved(self) -> tuple[dict, int]:
+        """What :meth:`_restore` needs to undo a call: the attributes, arrays copied."""
+        saved = {
+            k: (v.copy() if isinstance(v, np.ndarray) else v)
+            for k, v in self.__dict__.items()
+        }
+        return saved, len(self.__dict__.get("_chunks", ()))
+
+    def _restore(self, saved: tuple[dict, int]) -> None:
+        attrs, n_chunks = saved
+        if "_chunks" in attrs:
+            del attrs["_chunks"][n_chunks:]
+        self.__dict__.clear()
+        self.__dict__.update(attrs)
+
+    def _play_block(self, F: np.ndarray, settings: dict, new_game: bool) -> GameTrace:
+        saved = self._saved()
+        try:
+            if new_game or not self._started():
+                self._begin(settings)
+            chunk = self._play(F)
+        except BaseException:
+            self._restore(saved)
+            raise
+        self._record(chunk)
+        return chunk
+
+    # --- the protocol -----------------------------------------------------------------
+    def reset(self):
+        """Start a new game: read and check the hyper-parameters, then the initial state,
+        ``n_rounds_ = 0`` and an empty ``trace_``. Returns the learner."""
+        self._begin(self._validate_params())
+        return self
+
+    def predict(self) -> np.ndarray:
+        """What the learner plays at the next round (a new array); changes nothing."""
+        return self._current()._predict()
+
+    def update(self, feedback) -> float:
+        """Play one round with its ``feedback`` (shape (k,)); return the loss paid, a float."""
+        settings = self._settings()
+        F = self._check_feedback(feedback, settings, 1)
+        return float(self._play_block(F[None, :], settings, False).loss[0])
+
+    def run(self, feedback, n_rounds: int | None = None, *, reset: bool = True):
+        """Play many rounds; return their :class:`GameTrace`.
+
+        Parameters
+        ----------
+        feedback : array_like of shape (T, k), or callable
+            Row ``t``: the feedback of round ``t``. Or ``feedback(t, play)``,
+            the feedback of round ``t`` (``t = 0, ..., n_rounds - 1``) given
+            ``play``, what the learner plays at that round.
+        n_rounds : int, optional
+            The number of rounds: required with a callable; with an array,
+            ``None`` or the array's number of rows.
+        reset : bool, default=True
+            Start a new game; ``False`` continues the current one (and its
+            ``trace_``).
+        """
+        check_bool(reset, "reset")
+        settings = self._validate_params() if reset else self._settings()
+        if not callable(feedback):
+            F = self._check_feedback(feedback, settings, 2)
+            if n_rounds is not None and (
+                check_positive_int(n_rounds, "n_rounds") != F.shape[0]
+            ):
+                raise ValueError(
+                    f"n_rounds={n_rounds!r}, but the feedback has {F.shape[0]} rows "
+                    "(rounds); leave n_rounds out with an array."
+                )
+            return self._play_block(F, settings, reset)
+        T = check_positive_int(n_rounds, "n_rounds (needed with a callable feedback)")
+        saved = self._saved()
+        try:
+            if reset or not self._started():
+                self._begin(settings)
+            start = len(self._chunks)
+            for t in range(T):
+                f = self._check_feedback(feedback(t, self._predict()), settings, 1)
+                self._record(self._play(f[None, :]))
+        except BaseException:
+            self._restore(saved)
+            raise
+        block = GameTrace.concatenate(self._chunks[start:])
+        self._chunks[start:] = [block]  # one block instead of T
+        return block
 
     @property
-    def trace_(self):
-        """The trace of every round since the last reset (built from its blocks when asked)."""
+    def trace_(self) -> GameTrace:
+        """Every round since the last reset (built from its blocks when asked)."""
+        if not self._started():
+            return self._current().trace_
         if self._trace is None:
             self._trace = (
-                self._trace_type.concatenate(self._chunks)
+                GameTrace.concatenate(self._chunks)
                 if self._chunks
-                else self._trace_type.empty(self)
+                else self._empty_trace()
             )
         return self._trace
-
-    def predict(self):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def update(self, feedback):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def run(self, *args, **kwargs):  # pragma: no cover - abstract
-        raise NotImplementedError

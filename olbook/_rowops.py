@@ -58,6 +58,7 @@ __all__ = [
     "csr_row_dots",
     "csr_row_sqnorms",
     "blocked_sum_reference",
+    "with_constant_feature",
 ]
 
 #: Number of partial sums of every fixed-order dot product.
@@ -281,3 +282,24 @@ def blocked_sum_reference(a, b) -> float:
     ):
         s[j % LANES] += p * q
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
+def with_constant_feature(X):
+    """``X`` with a last column of ones (dense, or CSR for a ``scipy.sparse`` ``X``).
+
+    How a linear learner with ``fit_intercept=True`` learns its bias: as the
+    weight of a constant feature 1, so the learner's rule (norms and steps
+    included) is the paper's rule on the augmented examples.
+    """
+    n = X.shape[0]
+    import sys
+
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is not None and sparse.issparse(X):
+        A = sparse.hstack([X, np.ones((n, 1))], format="csr")
+        A.sum_duplicates()
+        return A
+    out = np.empty((n, X.shape[1] + 1))
+    out[:, :-1] = X
+    out[:, -1] = 1.0
+    return out

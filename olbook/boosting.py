@@ -25,6 +25,7 @@ from ._validation import (
     check_positive_float,
     check_positive_int,
     check_X,
+    record_feature_names,
 )
 
 __all__ = [
@@ -219,6 +220,7 @@ class DecisionStump(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.polarity_ = 1 if s == 0 else -1
         self.error_ = float(err[k, j, s]) / total
         self.classes_ = classes
+        record_feature_names(self, X)
         self.n_features_in_ = Xa.shape[1]
         return self
 
@@ -382,6 +384,7 @@ class Boosting(_Ensemble):
         self.weighted_errors_ = errs
         self.log_weight_totals_ = log_totals
         self.classes_ = classes
+        record_feature_names(self, X)
         self.n_features_in_ = Xa.shape[1]
         return self
 
@@ -476,5 +479,6 @@ class AdaBoost(_Ensemble):
         self.estimator_weights_ = np.array(alphas)
         self.estimator_errors_ = np.array(errs)
         self.classes_ = classes
+        record_feature_names(self, X)
         self.n_features_in_ = Xa.shape[1]
         return self

@@ -20,14 +20,12 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._rowops import csr_row_score, dot, row_score
+from ._rowops import csr_row_score, dot, row_score, with_constant_feature
 from ._validation import (
     check_bool,
     check_open_unit,
     check_positive_float,
     check_positive_int,
-    is_sparse,
-    non_finite_error,
 )
 
 __all__ = [
@@ -97,14 +95,14 @@ def romma_epoch(X, y, w, aggressive, mistakes, updates):
 
 
 @numba.njit(cache=True)
-def alma_epoch(X, y, w, k0, alpha, B, C, mistakes, updates):
+def alma_epoch(X, y, w, k0, alpha, B, eta, mistakes, updates):
     """One pass of ALMA_2 over ``(X, y)``; ``w`` changes in place.
 
     Returns ``(k, bad_row)``.
 
     Every example is scaled to unit norm. With ``k`` the number of updates so
     far plus one, the margin asked for is ``gamma_k = B / sqrt(k)``; the learner
-    updates when ``y w.x <= (1 - alpha) gamma_k`` by ``w += (C / sqrt(k)) y x`` and
+    updates when ``y w.x <= (1 - alpha) gamma_k`` by ``w += (eta / sqrt(k)) y x`` and
     projects ``w`` back onto the unit ball.
     """
     n, d = X.shape
@@ -120,9 +118,9 @@ def alma_epoch(X, y, w, k0, alpha, B, C, mistakes, updates):
             continue
         nx = math.sqrt(xx)
         if y[i] * f / nx <= (1.0 - alpha) * B / math.sqrt(k):
-            eta = C / math.sqrt(k)
+            step = eta / math.sqrt(k)
             for j in range(d):
-                w[j] += eta * y[i] * X[i, j] / nx
+                w[j] += step * y[i] * X[i, j] / nx
             ww = dot(w, w)
             if ww > 1.0:
                 s = math.sqrt(ww)
@@ -196,22 +194,34 @@ def ogd_epoch_csr(
     return t, -1
 
 
-class _Linear(LinearPredictorMixin, OnlineLearner):
-    """Weights ``coef_`` from 0, no intercept (append a constant feature for one)."""
+class _FirstOrder(LinearPredictorMixin, OnlineLearner):
+    """Weights from 0; with ``fit_intercept`` the last weight is the bias of a constant feature."""
+
+    def _check_common(self) -> None:
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_positive_int(self.max_iter, "max_iter")
 
     def _init_state(self, n_features: int) -> None:
-        self.coef_ = np.zeros(n_features)
-        self.intercept_ = 0.0
+        self._bias_feature = bool(self.fit_intercept)
+        self._publish(np.zeros(n_features + self._bias_feature))
 
-    def _arrays(self, n):
-        return (
-            self.coef_.copy(),
-            np.empty(n, dtype=np.bool_),
-            np.empty(n, dtype=np.bool_),
-        )
+    def _publish(self, w: np.ndarray) -> None:
+        """Rebind ``coef_`` (1, d) and ``intercept_`` (1,) from the augmented weights ``w``."""
+        d = w.shape[0] - self._bias_feature
+        self._w = w
+        self.coef_ = w[None, :d].copy()
+        self.intercept_ = np.array([w[d] if self._bias_feature else 0.0])
+
+    def _start_epoch(self, X):
+        """The weights to update (a copy) and the examples the loop reads."""
+        if bool(self.fit_intercept) != self._bias_feature:
+            raise ValueError(
+                "fit_intercept changed since this learner started; call fit to start again."
+            )
+        return self._w.copy(), with_constant_feature(X) if self._bias_feature else X
 
 
-class ROMMA(_Linear):
+class ROMMA(_FirstOrder):
     r"""ROMMA and aggressive ROMMA (Li and Long, "The relaxed online maximum margin algorithm", 2002).
 
     ROMMA keeps the shortest weight vector consistent with a relaxation of
@@ -225,7 +235,13 @@ class ROMMA(_Linear):
     ----------
     aggressive : bool, default=False
         Update whenever :math:`y\,\mathbf w^\top\mathbf x < 1`, not only on mistakes.
+    fit_intercept : bool, default=False
+        Learn a bias ``intercept_`` as the weight of a constant feature 1
+        appended to every example (the rule, norms included, is the paper's
+        rule on the augmented examples). Changing it in the middle of a run
+        (``partial_fit``) is a ``ValueError``.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes.
 
     Examples
     --------
@@ -241,28 +257,45 @@ class ROMMA(_Linear):
     array([ 1, -1])
     """
 
-    def __init__(self, aggressive: bool = False, max_iter: int = 1, trace: bool = True):
+    #: One pass of ROMMA from the defaults reaches 0.830 training accuracy on
+    #: scikit-learn's two-blob check data (0.87 after two passes), against
+    #: 0.96-0.975 for the perceptron and PA with the same defaults: it moves to
+    #: the shortest vector meeting only the last constraint and one half-space,
+    #: a smaller step than theirs early on.
+    _poor_score = True
+
+    def __init__(
+        self,
+        aggressive: bool = False,
+        fit_intercept: bool = False,
+        max_iter: int = 1,
+        trace: bool = True,
+    ):
+        self.aggressive = aggressive
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
         self.trace = trace
-        self.aggressive, self.max_iter = aggressive, max_iter
 
     def _validate_params(self) -> None:
         check_bool(self.aggressive, "aggressive")
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
     def _epoch(self, X, y):
-        w, mistakes, updates = self._arrays(X.shape[0])
-        if romma_epoch(X, y, w, bool(self.aggressive), mistakes, updates) >= 0:
-            raise non_finite_error(X)
-        self.coef_ = w
+        w, A = self._start_epoch(X)
+        mistakes, updates = self._flags(X.shape[0])
+        args = (y, w, bool(self.aggressive), mistakes, updates)
+        self._run_loop(A, romma_epoch, None, *args)
+        self._publish(w)
         return mistakes, updates
 
 
-class ALMA(_Linear):
+class ALMA(_FirstOrder):
     r"""ALMA\ :sub:`2`, the approximate large margin algorithm of Gentile (JMLR 2, 2001), for p = 2.
 
     On examples scaled to unit norm it approximates the maximum margin: with
-    :math:`B = 1/\alpha` and :math:`C = \sqrt2` (Gentile's choice) it updates
-    when the margin is below :math:`(1-\alpha)\gamma_k`,
+    :math:`B = 1/\alpha` and step size :math:`\eta_k = \eta/\sqrt k`,
+    :math:`\eta = \sqrt2` (Gentile's choice; the paper calls this scale
+    :math:`C`), it updates when the margin is below :math:`(1-\alpha)\gamma_k`,
     :math:`\gamma_k = B/\sqrt k`, and keeps :math:`\|\mathbf w\| \le 1`.
 
     Parameters
@@ -273,9 +306,20 @@ class ALMA(_Linear):
         The accuracy: the margin reached is at least :math:`(1-\alpha)` of the best
         (``alpha=1``: no margin asked for beyond 0; LIBOL's ``init_options.m``
         sets 0.9).
-    B, C : float > 0, optional
-        Default :math:`1/\alpha` and :math:`\sqrt 2`.
+    B : float > 0, optional
+        The scale of the margin asked for, :math:`\gamma_k = B/\sqrt k`; default
+        :math:`1/\alpha`.
+    eta : float > 0, optional
+        The step size scale: update :math:`k` adds
+        :math:`(\eta/\sqrt k)\,y\,\mathbf x/\|\mathbf x\|`; default :math:`\sqrt 2`
+        (Gentile's :math:`C`; olbook keeps ``C`` for aggressiveness).
+    fit_intercept : bool, default=False
+        Learn a bias ``intercept_`` as the weight of a constant feature 1
+        appended to every example (the rule, norms included, is the paper's
+        rule on the augmented examples). Changing it in the middle of a run
+        (``partial_fit``) is a ``ValueError``.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes.
 
     Attributes
     ----------
@@ -301,12 +345,18 @@ class ALMA(_Linear):
         p: float = 2,
         alpha: float = 1.0,
         B: float | None = None,
-        C: float | None = None,
+        eta: float | None = None,
+        fit_intercept: bool = False,
         max_iter: int = 1,
         trace: bool = True,
     ):
+        self.p = p
+        self.alpha = alpha
+        self.B = B
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
         self.trace = trace
-        self.p, self.alpha, self.B, self.C, self.max_iter = p, alpha, B, C, max_iter
 
     def _validate_params(self) -> None:
         if self.p != 2:
@@ -315,33 +365,32 @@ class ALMA(_Linear):
             )
         if self.alpha != 1.0:
             check_open_unit(self.alpha, "alpha")
-        for name in ("B", "C"):
+        for name in ("B", "eta"):
             if getattr(self, name) is not None:
                 check_positive_float(getattr(self, name), name)
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
     def _init_state(self, n_features: int) -> None:
         super()._init_state(n_features)
         self.k_ = 1
 
     def _epoch(self, X, y):
-        w, mistakes, updates = self._arrays(X.shape[0])
+        w, A = self._start_epoch(X)
+        mistakes, updates = self._flags(X.shape[0])
         B = 1.0 / float(self.alpha) if self.B is None else float(self.B)
-        C = math.sqrt(2.0) if self.C is None else float(self.C)
-        k, bad = alma_epoch(
-            X, y, w, self.k_, float(self.alpha), B, C, mistakes, updates
-        )
-        if bad >= 0:
-            raise non_finite_error(X)
-        self.coef_, self.k_ = w, int(k)
+        eta = math.sqrt(2.0) if self.eta is None else float(self.eta)
+        args = (y, w, self.k_, float(self.alpha), B, eta, mistakes, updates)
+        (k,) = self._run_loop(A, alma_epoch, None, *args)
+        self._publish(w)
+        self.k_ = int(k)
         return mistakes, updates
 
 
-class OGDClassifier(_Linear):
+class OGDClassifier(_FirstOrder):
     r"""Online gradient descent on the hinge or logistic loss (Zinkevich 2003; book section 6.2).
 
     :math:`\mathbf w_{t+1} = \mathbf w_t - \eta_t \nabla\ell(\mathbf w_t; \mathbf x_t, y_t)`
-    with :math:`\eta_t = \eta_0` or :math:`\eta_0/\sqrt t`. The hinge loss updates
+    with step size :math:`\eta_t = \eta` or :math:`\eta/\sqrt t`. The hinge loss updates
     when :math:`y\,\mathbf w^\top\mathbf x < 1`; the logistic loss at every round in
     exact arithmetic, but in float64 its step :math:`1/(1 + e^{m})` is 0 once the
     margin :math:`m` exceeds about 709.78 (then the round is no update).
@@ -349,10 +398,20 @@ class OGDClassifier(_Linear):
     Parameters
     ----------
     loss : {"hinge", "logistic"}, default="hinge"
-    eta0 : float > 0, default=1.0
+    eta : float > 0, default=1.0
+        The step size :math:`\eta` (scikit-learn's ``SGDClassifier`` calls it
+        ``eta0``).
     schedule : {"inv_sqrt", "constant"}, default="inv_sqrt"
-        :math:`\eta_0/\sqrt t` (the anytime rate of section 5.5) or a constant step.
+        :math:`\eta/\sqrt t` (the anytime rate of section 5.5) or a constant step.
+    fit_intercept : bool, default=False
+        Learn a bias ``intercept_`` as the weight of a constant feature 1
+        appended to every example (the rule, norms included, is the paper's
+        rule on the augmented examples). Changing it in the middle of a run
+        (``partial_fit``) is a ``ValueError``.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes. With the logistic loss
+        every round is an update, so the ``ConvergenceWarning`` of a ``fit``
+        whose last pass updated does not speak of separability.
 
     Attributes
     ----------
@@ -381,18 +440,23 @@ class OGDClassifier(_Linear):
     def __init__(
         self,
         loss: str = "hinge",
-        eta0: float = 1.0,
+        eta: float = 1.0,
         schedule: str = "inv_sqrt",
+        fit_intercept: bool = False,
         max_iter: int = 1,
         trace: bool = True,
     ):
+        self.loss = loss
+        self.eta = eta
+        self.schedule = schedule
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
         self.trace = trace
-        self.loss, self.eta0, self.schedule, self.max_iter = (
-            loss,
-            eta0,
-            schedule,
-            max_iter,
-        )
+
+    @property
+    def _updates_mean_not_separable(self) -> bool:
+        """The logistic loss updates at every round: an update says nothing about separability."""
+        return self.loss != "logistic"
 
     def _validate_params(self) -> None:
         if self.loss not in ("hinge", "logistic"):
@@ -401,30 +465,19 @@ class OGDClassifier(_Linear):
             raise ValueError(
                 f"schedule must be 'inv_sqrt' or 'constant'; got {self.schedule!r}."
             )
-        check_positive_float(self.eta0, "eta0")
-        check_positive_int(self.max_iter, "max_iter")
+        check_positive_float(self.eta, "eta")
+        self._check_common()
 
     def _init_state(self, n_features: int) -> None:
         super()._init_state(n_features)
         self.t_ = 0
 
     def _epoch(self, X, y):
-        w, mistakes, updates = self._arrays(X.shape[0])
-        args = (
-            y,
-            w,
-            self.t_,
-            float(self.eta0),
-            self.schedule == "inv_sqrt",
-            self.loss == "logistic",
-            mistakes,
-            updates,
-        )
-        if is_sparse(X):
-            t, bad = ogd_epoch_csr(X.data, X.indices, X.indptr, *args)
-        else:
-            t, bad = ogd_epoch(X, *args)
-        if bad >= 0:
-            raise non_finite_error(X.data if is_sparse(X) else X)
-        self.coef_, self.t_ = w, int(t)
+        w, A = self._start_epoch(X)
+        mistakes, updates = self._flags(X.shape[0])
+        decay, logistic = self.schedule == "inv_sqrt", self.loss == "logistic"
+        args = (y, w, self.t_, float(self.eta), decay, logistic, mistakes, updates)
+        (t,) = self._run_loop(A, ogd_epoch, ogd_epoch_csr, *args)
+        self._publish(w)
+        self.t_ = int(t)
         return mistakes, updates

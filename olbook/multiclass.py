@@ -28,16 +28,16 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import OnlineLearner
-from ._rowops import row_dots, row_score
+from ._rowops import row_dots, row_score, with_constant_feature
 from ._validation import (
+    check_bool,
     check_positive_float,
     check_positive_int,
     check_target_column,
     check_X,
     class_labels,
-    non_finite_error,
 )
-from .passive_aggressive import _VARIANTS, pa_step_size
+from .passive_aggressive import PA_VARIANTS, pa_step_size
 
 __all__ = ["MulticlassPerceptron", "MulticlassPA", "multiclass_epoch"]
 
@@ -84,7 +84,18 @@ def multiclass_epoch(X, y, W, variant, C, mistakes, updates, scores):
 
 
 class _Multiclass(OnlineLearner):
-    """Labels -> class indices, ``coef_`` of shape (k, d), argmax prediction."""
+    """Labels -> class indices, ``coef_`` of shape (k, d), ``intercept_`` (k,), argmax prediction.
+
+    ``coef_`` keeps one row per class also for two classes (scikit-learn's
+    binary linear models keep one): these learners keep and update a weight
+    vector per class, and the rows are those vectors. With ``fit_intercept``
+    the biases are the weights of a constant feature 1 appended to every
+    example.
+    """
+
+    def _check_common(self) -> None:
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_positive_int(self.max_iter, "max_iter")
 
     def _rule(self) -> tuple[int, float]:
         """The update of :func:`multiclass_epoch`: (-1, unused C) for the perceptron."""
@@ -124,22 +135,28 @@ class _Multiclass(OnlineLearner):
         return idx.astype(np.int64), classes
 
     def _init_state(self, n_features: int) -> None:
-        self.coef_ = np.zeros((self.classes_.size, n_features))
+        self._bias_feature = bool(self.fit_intercept)
+        self._publish(np.zeros((self.classes_.size, n_features + self._bias_feature)))
+
+    def _publish(self, W: np.ndarray) -> None:
+        """Rebind ``coef_`` (k, d) and ``intercept_`` (k,) from the augmented weights ``W``."""
+        d = W.shape[1] - self._bias_feature
+        self._W = W
+        self.coef_ = W[:, :d].copy()
+        self.intercept_ = W[:, d].copy() if self._bias_feature else np.zeros(W.shape[0])
 
     def _epoch(self, X, y):
-        n = X.shape[0]
-        W = self.coef_.copy()
-        mistakes = np.empty(n, dtype=np.bool_)
-        updates = np.empty(n, dtype=np.bool_)
-        variant, C = self._rule()
-        if (
-            multiclass_epoch(
-                X, y, W, variant, C, mistakes, updates, np.empty(W.shape[0])
+        if bool(self.fit_intercept) != self._bias_feature:
+            raise ValueError(
+                "fit_intercept changed since this learner started; call fit to start again."
             )
-            >= 0
-        ):
-            raise non_finite_error(X)
-        self.coef_ = W
+        A = with_constant_feature(X) if self._bias_feature else X
+        W = self._W.copy()
+        mistakes, updates = self._flags(X.shape[0])
+        variant, C = self._rule()
+        args = (y, W, variant, C, mistakes, updates, np.empty(W.shape[0]))
+        self._run_loop(A, multiclass_epoch, None, *args)
+        self._publish(W)
         return mistakes, updates
 
     def decision_function(self, X) -> np.ndarray:
@@ -150,8 +167,9 @@ class _Multiclass(OnlineLearner):
         """
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
+        A = with_constant_feature(Xa) if self._bias_feature else Xa
         scores = np.column_stack(
-            [row_dots(Xa, np.ascontiguousarray(w)) for w in self.coef_]
+            [row_dots(A, np.ascontiguousarray(w)) for w in self._W]
         )
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
@@ -174,7 +192,11 @@ class MulticlassPerceptron(_Multiclass):
 
     Parameters
     ----------
+    fit_intercept : bool, default=False
+        Learn a bias per class, the weight of a constant feature 1 appended to
+        every example. Changing it in the middle of a run is a ``ValueError``.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes.
 
     Examples
     --------
@@ -189,12 +211,15 @@ class MulticlassPerceptron(_Multiclass):
     array([0, 1, 2])
     """
 
-    def __init__(self, max_iter: int = 1, trace: bool = True):
-        self.trace = trace
+    def __init__(
+        self, fit_intercept: bool = False, max_iter: int = 1, trace: bool = True
+    ):
+        self.fit_intercept = fit_intercept
         self.max_iter = max_iter
+        self.trace = trace
 
     def _validate_params(self) -> None:
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
 
 class MulticlassPA(_Multiclass):
@@ -203,8 +228,13 @@ class MulticlassPA(_Multiclass):
     Parameters
     ----------
     variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+        The variant, as in :class:`olbook.PassiveAggressive`.
     C : float > 0, default=1.0
+        The aggressiveness of PA-I and PA-II (unused by PA).
+    fit_intercept : bool, default=False
+        As in :class:`MulticlassPerceptron`.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes.
 
     Examples
     --------
@@ -223,19 +253,23 @@ class MulticlassPA(_Multiclass):
         self,
         variant: str = "PA-I",
         C: float = 1.0,
+        fit_intercept: bool = False,
         max_iter: int = 1,
         trace: bool = True,
     ):
+        self.variant = variant
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
         self.trace = trace
-        self.variant, self.C, self.max_iter = variant, C, max_iter
 
     def _validate_params(self) -> None:
-        if self.variant not in _VARIANTS:
+        if self.variant not in PA_VARIANTS:
             raise ValueError(
-                f"variant must be one of {_VARIANTS}; got {self.variant!r}."
+                f"variant must be one of {PA_VARIANTS}; got {self.variant!r}."
             )
         check_positive_float(self.C, "C")
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
     def _rule(self) -> tuple[int, float]:
-        return _VARIANTS.index(self.variant), float(self.C)
+        return PA_VARIANTS.index(self.variant), float(self.C)

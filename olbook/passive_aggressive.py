@@ -39,13 +39,19 @@ from ._validation import (
     check_bool,
     check_positive_float,
     check_positive_int,
-    is_sparse,
-    non_finite_error,
 )
 
-__all__ = ["PassiveAggressive", "pa_epoch", "pa_epoch_csr", "pa_step_size"]
+__all__ = [
+    "PassiveAggressive",
+    "PA_VARIANTS",
+    "pa_epoch",
+    "pa_epoch_csr",
+    "pa_step_size",
+]
 
-_VARIANTS = ("PA", "PA-I", "PA-II")
+#: The variants, spelled as the paper spells them (Crammer et al. 2006, section 3).
+
+PA_VARIANTS = ("PA", "PA-I", "PA-II")
 
 
 @numba.njit(cache=True)
@@ -135,16 +141,20 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
         Which per-round problem is solved: no slack (PA; for separable data),
         linear slack (PA-I) or quadratic slack (PA-II).
     C : float > 0, default=1.0
-        The aggressiveness of PA-I and PA-II (unused by PA).
+        The aggressiveness of PA-I and PA-II: the cap on the step (PA-I) or the
+        weight of the squared slack (PA-II); unused by PA.
     fit_intercept : bool, default=False
         Learn a bias (the examples get a constant coordinate 1).
     max_iter : int, default=1
-        Maximum number of passes in :meth:`fit`; it stops early after a pass
+        The most passes over the data :meth:`fit` makes; it stops early after a pass
         with no update (then every example has margin at least 1).
 
     Attributes
     ----------
-    coef_, intercept_ : the current weights and bias.
+    coef_ : ndarray of shape (1, n_features)
+        The current weights :math:`\mathbf w` (``coef_[0]``).
+    intercept_ : ndarray of shape (1,)
+        The current bias (0.0 without ``fit_intercept``).
     trace_, mistakes_, n_updates_, n_iter_, converged_ : see :class:`olbook.Perceptron`.
 
     References
@@ -184,38 +194,31 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
         self.max_iter = max_iter
 
     def _validate_params(self) -> None:
-        if self.variant not in _VARIANTS:
+        if self.variant not in PA_VARIANTS:
             raise ValueError(
-                f"variant must be one of {_VARIANTS}; got {self.variant!r}."
+                f"variant must be one of {PA_VARIANTS}; got {self.variant!r}."
             )
         check_positive_float(self.C, "C")
         check_bool(self.fit_intercept, "fit_intercept")
         check_positive_int(self.max_iter, "max_iter")
 
     def _init_state(self, n_features: int) -> None:
-        self.coef_ = np.zeros(n_features)
-        self.intercept_ = 0.0
+        self.coef_ = np.zeros((1, n_features))
+        self.intercept_ = np.zeros(1)
 
     def _epoch(self, X, y):
-        n = X.shape[0]
-        w = self.coef_.copy()
-        mistakes = np.empty(n, dtype=np.bool_)
-        updates = np.empty(n, dtype=np.bool_)
+        w = self.coef_[0].copy()
+        mistakes, updates = self._flags(X.shape[0])
         args = (
             y,
             w,
-            float(self.intercept_),
+            float(self.intercept_[0]),
             bool(self.fit_intercept),
-            _VARIANTS.index(self.variant),
+            PA_VARIANTS.index(self.variant),
             float(self.C),
             mistakes,
             updates,
         )
-        if is_sparse(X):
-            b, bad = pa_epoch_csr(X.data, X.indices, X.indptr, *args)
-        else:
-            b, bad = pa_epoch(X, *args)
-        if bad >= 0:
-            raise non_finite_error(X.data if is_sparse(X) else X)
-        self.coef_, self.intercept_ = w, float(b)
+        (b,) = self._run_loop(X, pa_epoch, pa_epoch_csr, *args)
+        self.coef_, self.intercept_ = w[None, :], np.array([b])
         return mistakes, updates

@@ -145,5 +145,9 @@ def started_at(learner, w):
     """
     learner._validate_params()
     learner._start(len(w), olbook._base.CLASSES.copy())
-    learner.coef_ = np.array(w, dtype=np.float64)
+    w = np.array(w, dtype=np.float64)
+    if hasattr(learner, "_publish"):  # weights kept with the bias feature, if any
+        learner._publish(w)
+    else:
+        learner.coef_ = w[None, :]
     return learner

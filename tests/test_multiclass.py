@@ -102,3 +102,30 @@ def test_validation_writes_no_state():
     before = dict(vars(clf))
     clf._validate_params()
     assert vars(clf) == before
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: olbook.MulticlassPerceptron(**kw),
+        lambda **kw: olbook.MulticlassPA(variant="PA-II", C=0.3, **kw),
+    ],
+)
+def test_multiclass_fit_intercept_is_the_rule_on_a_constant_feature(make):
+    """coef_ (k, d), intercept_ (k,): with fit_intercept the rule run on X with a column of
+    ones, the last column of its weights being intercept_; predictions agree."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((90, 2)) + 3.0
+    y = np.array(["a", "b", "c"])[rng.integers(0, 3, 90)]
+    ours = make(fit_intercept=True, max_iter=2).fit(X, y)
+    ref = make(max_iter=2).fit(np.column_stack([X, np.ones(90)]), y)
+    assert ours.coef_.shape == (3, 2) and ours.intercept_.shape == (3,)
+    assert np.array_equal(ours.trace_.mistakes, ref.trace_.mistakes)
+    assert np.array_equal(ours.coef_, ref.coef_[:, :2])
+    assert np.array_equal(ours.intercept_, ref.coef_[:, 2])
+    assert np.array_equal(
+        ours.predict(X), ref.predict(np.column_stack([X, np.ones(90)]))
+    )
+    plain = make(max_iter=2).fit(X, y)
+    assert np.array_equal(plain.intercept_, np.zeros(3))

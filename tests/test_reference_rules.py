@@ -53,7 +53,8 @@ def far(value, threshold, what):
 
 
 def assert_state(clf, w, mistakes, updates, fit_intercept=False):
-    w_clf = np.append(clf.coef_, clf.intercept_) if fit_intercept else clf.coef_
+    coef, intercept = np.ravel(clf.coef_), np.ravel(clf.intercept_)  # (1, d), (1,)
+    w_clf = np.append(coef, intercept) if fit_intercept else coef
     np.testing.assert_allclose(w_clf, w, rtol=RTOL, atol=1e-12)
     np.testing.assert_array_equal(clf.trace_.mistakes, mistakes)
     np.testing.assert_array_equal(clf.trace_.updates, updates)

@@ -51,11 +51,6 @@ def instances() -> list[BaseEstimator]:
     return [cls(**PARAMS.get(cls, {})) for cls in public_estimator_classes()]
 
 
-_ONE_PASS = (
-    "one pass over the data from the defaults (max_iter=1, no intercept) leaves the training "
-    "accuracy on scikit-learn's two blobs below the check's threshold 0.83: {}. The check grades "
-    "a batch classifier; an online learner's hypothesis after one pass is what the book studies."
-)
 _ZERO_ROWS = (
     "the normalized perceptron scales every example to unit norm and refuses the zero vector "
     "with a ValueError (documented in its docstring); this check's data has all-zero rows"
@@ -63,19 +58,6 @@ _ZERO_ROWS = (
 
 #: check name -> reason, per estimator class: the documented design decisions.
 EXPECTED_FAILURES: dict[type, dict[str, str]] = {
-    olbook.ROMMA: {
-        "check_classifiers_train": _ONE_PASS.format("0.830 (0.87 after two passes)")
-    },
-    olbook.ConfidenceWeighted: {
-        "check_classifiers_train": _ONE_PASS.format(
-            "0.805, also after 20 passes (0.92 with fit_intercept=True)"
-        )
-    },
-    olbook.IELLIP: {
-        "check_classifiers_train": _ONE_PASS.format(
-            "0.790, also after 5 passes: c decays by the factor b every round (LIBOL's schedule)"
-        )
-    },
     olbook.NormalizedPerceptron: {
         "check_estimators_dtypes": _ZERO_ROWS,
         "check_estimator_sparse_array": _ZERO_ROWS,
@@ -83,6 +65,28 @@ EXPECTED_FAILURES: dict[type, dict[str, str]] = {
         "check_estimator_sparse_tag": _ZERO_ROWS,
     },
 }
+
+
+def test_poor_score_is_declared_where_the_algorithm_scores_lower():
+    """ROMMA, CW and IELLIP carry scikit-learn's ``poor_score`` tag (the checks run with
+    a lower bar) instead of an expected failure that would skip them; the tag is
+    honest: after one pass from the defaults they score below 0.83 on the check's
+    data, where the perceptron, PA and AROW score above 0.95."""
+    from sklearn.datasets import make_blobs
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.utils import shuffle
+
+    # the binary problem of scikit-learn's check_classifiers_train
+    X, y = make_blobs(n_samples=300, random_state=0)
+    X, y = shuffle(X, y, random_state=7)
+    X = StandardScaler().fit_transform(X)
+    X, y = X[y != 2], y[y != 2]
+    for cls in (olbook.ROMMA, olbook.ConfidenceWeighted, olbook.IELLIP):
+        assert cls().__sklearn_tags__().classifier_tags.poor_score, cls
+        assert cls().fit(X, y).score(X, y) < 0.83, cls
+    for cls in (olbook.Perceptron, olbook.PassiveAggressive, olbook.AROW):
+        assert not cls().__sklearn_tags__().classifier_tags.poor_score, cls
+        assert cls().fit(X, y).score(X, y) > 0.95, cls
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:

@@ -218,6 +218,6 @@ def test_a_million_features_cost_memory_in_nnz_not_in_n_times_d():
         clf = make().fit(X, y)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        assert clf.coef_.shape == (d,)
+        assert clf.coef_.shape == (1, d)
         # a few vectors of length d (AROW: mean and factor), not n * d
         assert peak < 20 * 8 * d + 100 * n
