@@ -26,7 +26,6 @@ from ._validation import (
     check_positive_int,
     check_X_sparse,
     is_sparse,
-    non_finite_error,
 )
 
 __all__ = [
@@ -46,20 +45,16 @@ __all__ = [
 def run_epoch(X, y, w, b, fit_intercept):
     """Run :func:`perceptron_epoch` on a copy of ``w``; raise ``ValueError`` on NaN/inf.
 
-    A canonical CSR ``X`` runs :func:`perceptron_epoch_csr` instead. Returns
-    ``(w, b, mistakes, updates)``; the caller's ``w`` is not changed.
+    ``w`` is a 1-D vector (the row ``coef_[0]`` of a learner) and ``b`` a float.
+    A canonical CSR ``X`` runs :func:`perceptron_epoch_csr` instead
+    (``OnlineLearner._run_loop`` of :mod:`olbook._base` picks the loop and raises
+    the ``ValueError`` on a bad row). Returns ``(w, b, mistakes, updates)``; the caller's ``w`` is not
+    changed.
     """
-    n = X.shape[0]
-    w = w.copy()
-    mistakes = np.empty(n, dtype=np.bool_)
-    updates = np.empty(n, dtype=np.bool_)
+    w = w.copy()  # the caller's w is not changed
+    mistakes, updates = OnlineLearner._flags(X.shape[0])
     args = (y, w, float(b), bool(fit_intercept), mistakes, updates)
-    if is_sparse(X):
-        b, bad = perceptron_epoch_csr(X.data, X.indices, X.indptr, *args)
-    else:
-        b, bad = perceptron_epoch(X, *args)
-    if bad >= 0:
-        raise non_finite_error(X.data if is_sparse(X) else X)
+    (b,) = OnlineLearner._run_loop(X, perceptron_epoch, perceptron_epoch_csr, *args)
     return w, float(b), mistakes, updates
 
 
@@ -101,10 +96,10 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-        :math:`\mathbf w`.
-    intercept_ : float
-        :math:`b` (always 0 when ``fit_intercept=False``).
+    coef_ : ndarray of shape (1, n_features)
+        :math:`\mathbf w` (as scikit-learn's binary linear models: ``w = coef_[0]``).
+    intercept_ : ndarray of shape (1,)
+        :math:`b` (``b = intercept_[0]``; always 0 when ``fit_intercept=False``).
     trace_, mistakes_, n_updates_, n_iter_, converged_
         See :class:`olbook._base.OnlineLearner`.
 
@@ -124,7 +119,9 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
     >>> clf.mistakes_, clf.n_updates_
     (1, 1)
     >>> clf.coef_
-    array([2., 1.])
+    array([[2., 1.]])
+    >>> clf.intercept_
+    array([0.])
     >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
     >>> clf.predict(X_new)
     array([ 1, -1])
@@ -144,13 +141,14 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
         check_positive_int(self.max_iter, "max_iter")
 
     def _init_state(self, n_features: int) -> None:
-        self.coef_ = np.zeros(n_features)
-        self.intercept_ = 0.0
+        self.coef_ = np.zeros((1, n_features))
+        self.intercept_ = np.zeros(1)
 
     def _epoch(self, X, y):
-        self.coef_, self.intercept_, mistakes, updates = run_epoch(
-            X, y, self.coef_, self.intercept_, self.fit_intercept
+        w, b, mistakes, updates = run_epoch(
+            X, y, self.coef_[0], self.intercept_[0], self.fit_intercept
         )
+        self.coef_, self.intercept_ = w[None, :], np.array([b])
         return mistakes, updates
 
 
@@ -171,8 +169,10 @@ class NormalizedPerceptron(Perceptron):
     :math:`R = 1`. Book: section 1.4 (``perc-thm-normalized``).
 
     ``coef_`` and ``intercept_`` act on the normalized examples; since the
-    scaling is positive, ``predict`` agrees with ``sign(X @ coef_ + intercept_)``
-    on the raw examples, and ``decision_function`` returns the normalized score.
+    scaling is positive, ``predict`` agrees with the sign of
+    ``X @ coef_[0] + intercept_[0]`` on the raw examples, and
+    ``decision_function`` returns the normalized score. ``coef_`` has shape
+    (1, n_features) and ``intercept_`` shape (1,), as for :class:`Perceptron`.
 
     The zero vector has no direction: ``fit`` and ``partial_fit`` refuse an
     all-zero example (without ``fit_intercept``) with a ``ValueError``, by design.
@@ -209,8 +209,8 @@ class NormalizedPerceptron(Perceptron):
 
     def _split(self) -> None:
         d = self._w.shape[0] - self._intercept
-        self.coef_ = self._w[:d]
-        self.intercept_ = float(self._w[d]) if self._intercept else 0.0
+        self.coef_ = self._w[None, :d].copy()
+        self.intercept_ = self._w[d:].copy() if self._intercept else np.zeros(1)
 
     def _epoch(self, X, y):
         if bool(self.fit_intercept) != self._intercept:
@@ -256,9 +256,10 @@ class AveragedPerceptron(Perceptron):
     Attributes
     ----------
     coef_, intercept_
-        The averaged :math:`\bar{\mathbf w}, \bar b`.
+        The averaged :math:`\bar{\mathbf w}, \bar b`: shapes (1, n_features) and (1,).
     last_coef_, last_intercept_
-        The running perceptron state :math:`\mathbf w_T, b_T`.
+        The running perceptron state :math:`\mathbf w_T, b_T`: shapes
+        (1, n_features) and (1,).
 
     References
     ----------
@@ -282,28 +283,27 @@ class AveragedPerceptron(Perceptron):
     _stop_when_converged = False
 
     def _init_state(self, n_features: int) -> None:
-        self.last_coef_ = np.zeros(n_features)
-        self.last_intercept_ = 0.0
-        self.coef_ = np.zeros(n_features)
-        self.intercept_ = 0.0
+        self.last_coef_ = np.zeros((1, n_features))
+        self.last_intercept_ = np.zeros(1)
+        self.coef_ = np.zeros((1, n_features))
+        self.intercept_ = np.zeros(1)
         self._rounds = 0
         self._w_total = np.zeros(n_features)  # the sum of all weight vectors so far
         self._b_total = 0.0
 
     def _epoch(self, X, y):
         n = X.shape[0]
-        w0, b0 = self.last_coef_, self.last_intercept_
-        self.last_coef_, self.last_intercept_, mistakes, updates = run_epoch(
-            X, y, w0, b0, self.fit_intercept
-        )
+        w0, b0 = self.last_coef_[0], float(self.last_intercept_[0])
+        w, b, mistakes, updates = run_epoch(X, y, w0, b0, self.fit_intercept)
+        self.last_coef_, self.last_intercept_ = w[None, :], np.array([b])
         w_sum, b_sum = pass_sum(X, y, updates, w0, b0, self.fit_intercept)
         # Keep the sum, divide once: the mean of all rounds, (t0 * mean + S) / (t0 + n)
         # without the rounding of t0 * mean.
         self._rounds += n
         self._w_total = self._w_total + w_sum
         self._b_total = float(self._b_total + b_sum)
-        self.coef_ = self._w_total / self._rounds
-        self.intercept_ = self._b_total / self._rounds
+        self.coef_ = (self._w_total / self._rounds)[None, :]
+        self.intercept_ = np.array([self._b_total / self._rounds])
         return mistakes, updates
 
 
@@ -321,7 +321,7 @@ class VotedPerceptron(Perceptron):
     with :math:`\operatorname{sign}(0) = -1` as everywhere in olbook. Replacing
     the inner sign by the identity gives the averaged perceptron:
     :math:`\sum_k c_k \mathbf v_k / \sum_k c_k` equals
-    :class:`AveragedPerceptron`'s ``coef_``. Book: section 1.6 (``perc-sec-voted``).
+    :class:`AveragedPerceptron`'s ``coef_[0]``. Book: section 1.6 (``perc-sec-voted``).
 
     Attributes
     ----------
@@ -330,7 +330,8 @@ class VotedPerceptron(Perceptron):
     intercepts_ : ndarray of shape (n_vectors,)
     counts_ : ndarray of int, shape (n_vectors,)
     coef_, intercept_
-        The running (last) perceptron vector, as for :class:`Perceptron`.
+        The running (last) perceptron vector, as for :class:`Perceptron`
+        (shapes (1, n_features) and (1,)).
         ``predict`` does *not* use them alone.
 
     References
@@ -362,7 +363,7 @@ class VotedPerceptron(Perceptron):
 
     def _epoch(self, X, y):
         n = X.shape[0]
-        w0, b0 = self.coef_, self.intercept_
+        w0, b0 = self.coef_[0], self.intercept_[0]
         mistakes, updates = super()._epoch(X, y)
         idx = np.flatnonzero(updates)
         counts = self.counts_.copy()

@@ -78,7 +78,7 @@ class Pocket(
     updates :math:`\mathbf w_{t+1} = \mathbf w_t + y\mathbf x`, and counts the
     training errors of :math:`\mathbf w_{t+1}`; if they are fewer than those of
     the pocket weights :math:`\hat{\mathbf w}`, then
-    :math:`\hat{\mathbf w} \leftarrow \mathbf w_{t+1}`. After ``max_iter``
+    :math:`\hat{\mathbf w} \leftarrow \mathbf w_{t+1}`. After ``max_updates``
     updates (or when the data is separated) it returns :math:`\hat{\mathbf w}`.
 
     **Which pocket.** This is the variant taught in H.-T. Lin's *Machine
@@ -94,23 +94,30 @@ class Pocket(
 
     Parameters
     ----------
-    max_iter : int, default=1000
-        Maximum number of updates.
+    max_updates : int, default=1000
+        Maximum number of PLA updates (not passes: ``max_iter`` counts passes in
+        the online learners, and each update here costs a pass over the data).
     fit_intercept : bool, default=False
     random_state : None, int or numpy.random.Generator
         Seeds the choice of the misclassified example at every iteration.
 
     Attributes
     ----------
-    coef_, intercept_ : the pocket weights :math:`\hat{\mathbf w}, \hat b`.
-    last_coef_, last_intercept_ : the PLA weights at the end.
+    coef_ : ndarray of shape (1, n_features)
+        The pocket weights :math:`\hat{\mathbf w}` (``coef_[0]``), as
+        scikit-learn's binary linear models.
+    intercept_ : ndarray of shape (1,)
+        The pocket bias :math:`\hat b` (0 when ``fit_intercept=False``).
+    last_coef_ : ndarray of shape (1, n_features)
+        The PLA weights at the end.
+    last_intercept_ : ndarray of shape (1,)
     errors_ : ndarray of int, shape ``(n_updates_ + 1,)``
         Training errors of :math:`\mathbf w_0, \mathbf w_1, \dots`.
     pocket_errors_ : ndarray of int
         Training errors of the pocket after each iteration (non-increasing).
     n_updates_ : int
-    n_iter_ : int
-        The iterations (updates) made, as scikit-learn names them: at most ``max_iter``.
+        The PLA updates made, at most ``max_updates`` (the online learners'
+        name for their number of updates).
 
     References
     ----------
@@ -125,7 +132,7 @@ class Pocket(
     >>> from olbook import Pocket
     >>> X_noisy = np.vstack([X, [[2.0, 2.0]]])
     >>> y_noisy = np.append(y, -1)  # one point on the wrong side: not separable
-    >>> clf = Pocket(max_iter=50, random_state=0).fit(X_noisy, y_noisy)
+    >>> clf = Pocket(max_updates=50, random_state=0).fit(X_noisy, y_noisy)
     >>> int(clf.pocket_errors_[-1])  # training errors of the pocket weights
     1
     >>> clf.predict(X_noisy)
@@ -133,15 +140,15 @@ class Pocket(
     """
 
     def __init__(
-        self, max_iter: int = 1000, fit_intercept: bool = False, random_state=None
+        self, max_updates: int = 1000, fit_intercept: bool = False, random_state=None
     ):
-        self.max_iter = max_iter
+        self.max_updates = max_updates
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
     def fit(self, X, y):
         """Run the pocket algorithm on ``(X, y)``; returns ``self``."""
-        T = check_nonnegative_int(self.max_iter, "max_iter")
+        T = check_nonnegative_int(self.max_updates, "max_updates")
         fit_b = check_bool(self.fit_intercept, "fit_intercept")
         rng = check_rng(self.random_state)
         Xa = check_X(X)
@@ -151,14 +158,13 @@ class Pocket(
         w = np.zeros(d + 1)
         pocket_w = np.zeros(d + 1)
         errors, pocket_errors, n_updates = pocket_run(Xa, ya, fit_b, draws, w, pocket_w)
-        self.coef_ = pocket_w[:d].copy()
-        self.intercept_ = float(pocket_w[d])
-        self.last_coef_ = w[:d].copy()
-        self.last_intercept_ = float(w[d])
+        self.coef_ = pocket_w[None, :d].copy()
+        self.intercept_ = pocket_w[d:].copy()
+        self.last_coef_ = w[None, :d].copy()
+        self.last_intercept_ = w[d:].copy()
         self.errors_ = errors.copy()
         self.pocket_errors_ = pocket_errors.copy()
         self.n_updates_ = int(n_updates)
-        self.n_iter_ = int(n_updates)
         self.n_features_in_ = d
         self.classes_ = classes
         return self

@@ -45,10 +45,10 @@ def test_averaged_is_mean_of_post_round_weights(name, X, y, fit_intercept, epoch
     avg = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(
         X, y
     )
-    assert np.allclose(avg.coef_, w_bar, rtol=1e-10, atol=1e-12)
-    assert np.isclose(avg.intercept_, b_bar, rtol=1e-10, atol=1e-12)
-    assert np.array_equal(avg.last_coef_, w)
-    assert avg.last_intercept_ == b
+    assert np.allclose(avg.coef_[0], w_bar, rtol=1e-10, atol=1e-12)
+    assert np.isclose(avg.intercept_[0], b_bar, rtol=1e-10, atol=1e-12)
+    assert np.array_equal(avg.last_coef_[0], w)
+    assert avg.last_intercept_[0] == b
     assert np.array_equal(avg.trace_.mistakes, mistakes)
     assert np.array_equal(avg.trace_.updates, updates)
     assert avg.n_iter_ == epochs
@@ -63,8 +63,8 @@ def test_averaged_is_mean_of_post_round_weights(name, X, y, fit_intercept, epoch
 def test_averaged_last_coef_is_perceptron(name, X, y, fit_intercept):
     avg = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=7).fit(X, y)
     per = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=7).fit(X, y)
-    assert np.array_equal(avg.last_coef_, per.coef_)
-    assert avg.last_intercept_ == per.intercept_
+    assert np.array_equal(avg.last_coef_[0], per.coef_[0])
+    assert avg.last_intercept_[0] == per.intercept_[0]
     # after convergence the extra passes update nothing
     assert avg.n_updates_ == per.n_updates_
 
@@ -75,9 +75,9 @@ def test_averaged_partial_fit_twice_equals_one_pass(fit_intercept):
     one = olbook.AveragedPerceptron(fit_intercept=fit_intercept, max_iter=1).fit(X, y)
     two = olbook.AveragedPerceptron(fit_intercept=fit_intercept)
     two.partial_fit(X[:23], y[:23]).partial_fit(X[23:], y[23:])
-    assert np.allclose(two.coef_, one.coef_, rtol=1e-12, atol=1e-12)
-    assert np.isclose(two.intercept_, one.intercept_, rtol=1e-12, atol=1e-12)
-    assert np.array_equal(two.last_coef_, one.last_coef_)
+    assert np.allclose(two.coef_[0], one.coef_[0], rtol=1e-12, atol=1e-12)
+    assert np.isclose(two.intercept_[0], one.intercept_[0], rtol=1e-12, atol=1e-12)
+    assert np.array_equal(two.last_coef_[0], one.last_coef_[0])
     assert np.array_equal(two.trace_.updates, one.trace_.updates)
 
 
@@ -88,14 +88,14 @@ def test_averaged_by_hand():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     y = np.array([1.0, -1.0, 1.0])
     avg = olbook.AveragedPerceptron().fit(X, y)
-    assert np.allclose(avg.coef_, [4 / 3, -1 / 3])
-    assert np.array_equal(avg.last_coef_, [2.0, 0.0])
+    assert np.allclose(avg.coef_[0], [4 / 3, -1 / 3])
+    assert np.array_equal(avg.last_coef_[0], [2.0, 0.0])
     # Two passes: pass 2 with w=(2,0): x1 f=2 ok, x2 f=0 tie -> (2,-1), x3 f=1 ok.
     # Sum over six rounds = (4,-1) + (2,0) + (2,-1) + (2,-1) = (10,-3); mean (10/6, -3/6).
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", olbook.ConvergenceWarning)
         avg2 = olbook.AveragedPerceptron(max_iter=2).fit(X, y)
-    assert np.allclose(avg2.coef_, [10 / 6, -3 / 6])
+    assert np.allclose(avg2.coef_[0], [10 / 6, -3 / 6])
 
 
 # --------------------------------------------------------------------------- voted
@@ -116,8 +116,11 @@ def test_voted_bookkeeping(name, X, y, fit_intercept, epochs):
     assert (
         np.array_equal(v.vectors_[0], np.zeros(X.shape[1])) and v.intercepts_[0] == 0.0
     )
-    assert np.array_equal(v.vectors_[-1], v.coef_) and v.intercepts_[-1] == v.intercept_
-    assert np.array_equal(v.coef_, w) and v.intercept_ == b
+    assert (
+        np.array_equal(v.vectors_[-1], v.coef_[0])
+        and v.intercepts_[-1] == v.intercept_[0]
+    )
+    assert np.array_equal(v.coef_[0], w) and v.intercept_[0] == b
     # The stored vectors are the reference weights after each update round.
     idx = np.flatnonzero(updates)
     assert np.array_equal(
@@ -141,8 +144,8 @@ def test_voted_weighted_mean_is_averaged(name, X, y, fit_intercept, epochs):
         X, y
     )
     c = v.counts_ / v.counts_.sum()
-    assert np.allclose(c @ v.vectors_, a.coef_, rtol=1e-10, atol=1e-12)
-    assert np.isclose(c @ v.intercepts_, a.intercept_, rtol=1e-10, atol=1e-12)
+    assert np.allclose(c @ v.vectors_, a.coef_[0], rtol=1e-10, atol=1e-12)
+    assert np.isclose(c @ v.intercepts_, a.intercept_[0], rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize(("name", "X", "y"), DATASETS, ids=IDS)

@@ -237,7 +237,7 @@ def test_greedy_order_every_round_updates(maker, seed):
     assert p.n_updates_ == len(order)
     assert np.all(p.trace_.updates)
     # The adversary stops when nothing is misclassified: the final w separates.
-    assert np.all(y * (X @ p.coef_) > 0)
+    assert np.all(y * (X @ p.coef_[0]) > 0)
     assert len(order) <= olbook.perceptron_bound(X, y, u).bound
 
 

@@ -57,6 +57,6 @@ def test_weight_history_replays_the_run():
     clf = olbook.Perceptron(max_iter=100).fit(X, y)
     idx, W = weight_history(X, y, clf.trace_)
     assert idx.size == clf.n_updates_ == W.shape[0] > 3
-    assert np.array_equal(W[-1], clf.coef_)  # bit for bit: same order of additions
+    assert np.array_equal(W[-1], clf.coef_[0])  # bit for bit: same order of additions
     for k in range(1, idx.size):  # the k-th update is made on an example w_k gets wrong
         assert y[idx[k]] * olbook.row_dots(X[idx[k]][None, :], W[k - 1])[0] <= 0.0

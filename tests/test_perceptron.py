@@ -41,8 +41,8 @@ def test_hand_worked_example():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0], [-1.0, 0.0]])
     y = np.array([1.0, -1.0, 1.0, -1.0])
     p = olbook.Perceptron(fit_intercept=True).fit(X, y)
-    assert np.array_equal(p.coef_, [3.0, 1.0])
-    assert p.intercept_ == 1.0
+    assert np.array_equal(p.coef_[0], [3.0, 1.0])
+    assert p.intercept_[0] == 1.0
     assert p.trace_.mistakes.tolist() == [True, True, True, False]
     assert p.trace_.updates.tolist() == [True, True, True, False]
     assert p.mistakes_ == 3 and p.n_updates_ == 3
@@ -56,7 +56,7 @@ def test_tie_with_negative_label_is_update_not_mistake():
     assert p.trace_.mistakes.tolist() == [False]
     assert p.trace_.updates.tolist() == [True]
     assert p.mistakes_ == 0 and p.n_updates_ == 1
-    assert np.array_equal(p.coef_, [-1.0, -2.0])
+    assert np.array_equal(p.coef_[0], [-1.0, -2.0])
     # Orthogonal second example: again f=0; y=-1 -> update only, y=+1 -> mistake and update.
     p = olbook.Perceptron().fit([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], [-1, -1, 1])
     assert p.trace_.mistakes.tolist() == [False, False, True]
@@ -82,12 +82,12 @@ def test_matches_reference_loop(name, X, y, fit_intercept, epochs):
     p = olbook.Perceptron(fit_intercept=fit_intercept, max_iter=epochs).fit(X, y)
     assert np.array_equal(p.trace_.mistakes, mistakes)
     assert np.array_equal(p.trace_.updates, updates)
-    assert np.array_equal(p.coef_, w)
-    assert p.intercept_ == b
+    assert np.array_equal(p.coef_[0], w)
+    assert p.intercept_[0] == b
     assert p.mistakes_ == mistakes.sum() and p.n_updates_ == updates.sum()
     assert p.trace_.n_rounds == mistakes.size
     if not fit_intercept:
-        assert p.intercept_ == 0.0
+        assert p.intercept_[0] == 0.0
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -117,8 +117,8 @@ def test_partial_fit_one_at_a_time_equals_one_pass(cls, fit_intercept):
     assert np.array_equal(step.trace_.mistakes, full.trace_.mistakes)
     assert np.array_equal(step.trace_.updates, full.trace_.updates)
     assert step.mistakes_ == full.mistakes_ and step.n_updates_ == full.n_updates_
-    assert np.allclose(step.coef_, full.coef_, rtol=1e-12, atol=1e-12)
-    assert np.isclose(step.intercept_, full.intercept_, rtol=1e-12, atol=1e-12)
+    assert np.allclose(step.coef_[0], full.coef_[0], rtol=1e-12, atol=1e-12)
+    assert np.isclose(step.intercept_[0], full.intercept_[0], rtol=1e-12, atol=1e-12)
     assert step.n_iter_ == X.shape[0] and full.n_iter_ == 1
     assert np.array_equal(step.trace_.epoch_ends, np.arange(1, X.shape[0] + 1))
     assert np.array_equal(full.trace_.epoch_ends, [X.shape[0]])
@@ -130,7 +130,10 @@ def test_partial_fit_one_at_a_time_exact_for_perceptron():
     step = olbook.Perceptron(fit_intercept=True)
     for i in range(X.shape[0]):
         step.partial_fit(X[i : i + 1], y[i : i + 1])
-    assert np.array_equal(step.coef_, full.coef_) and step.intercept_ == full.intercept_
+    assert (
+        np.array_equal(step.coef_[0], full.coef_[0])
+        and step.intercept_[0] == full.intercept_[0]
+    )
 
 
 @pytest.mark.parametrize("cls", ONLINE_LEARNERS, ids=lambda c: c.__name__)
@@ -159,7 +162,7 @@ def test_fit_resets_and_partial_fit_appends(cls):
     assert est.n_iter_ == 1
     fresh = cls().fit(X[:10], y[:10])
     assert np.array_equal(est.trace_.updates, fresh.trace_.updates)
-    assert np.array_equal(est.coef_, fresh.coef_)
+    assert np.array_equal(est.coef_[0], fresh.coef_[0])
     assert est.mistakes_ == fresh.mistakes_ and est.n_updates_ == fresh.n_updates_
 
 
@@ -260,9 +263,12 @@ def test_normalized_equals_perceptron_on_unit_rows(name, X, y, fit_intercept, ep
         X, y
     )
     d = X.shape[1]
-    assert np.allclose(npc.coef_, ref.coef_[:d], rtol=1e-12, atol=1e-12)
+    assert np.allclose(npc.coef_[0], ref.coef_[0, :d], rtol=1e-12, atol=1e-12)
     assert np.isclose(
-        npc.intercept_, ref.coef_[d] if fit_intercept else 0.0, rtol=1e-12, atol=1e-12
+        npc.intercept_[0],
+        ref.coef_[0, d] if fit_intercept else 0.0,
+        rtol=1e-12,
+        atol=1e-12,
     )
     assert np.array_equal(npc.trace_.mistakes, ref.trace_.mistakes)
     assert np.array_equal(npc.trace_.updates, ref.trace_.updates)
@@ -274,7 +280,7 @@ def test_normalized_equals_perceptron_on_unit_rows(name, X, y, fit_intercept, ep
     )
     # The normalized score; the sign agrees with the raw score.
     assert np.allclose(npc.decision_function(X), A @ w, rtol=1e-10, atol=1e-12)
-    raw = X @ npc.coef_ + npc.intercept_
+    raw = X @ npc.coef_[0] + npc.intercept_[0]
     assert np.array_equal(npc.predict(X), np.where(raw > 0, 1.0, -1.0))
 
 
@@ -290,7 +296,11 @@ def test_normalized_first_round_always_update(fit_intercept, seed):
     # The source's start w = l_1 a_1 / |a_1| is what the first update produces.
     a1 = _unit_rows(X[:1], fit_intercept)[0]
     first = olbook.NormalizedPerceptron(fit_intercept=fit_intercept).fit(X[:1], y[:1])
-    got = np.append(first.coef_, first.intercept_) if fit_intercept else first.coef_
+    got = (
+        np.append(first.coef_[0], first.intercept_[0])
+        if fit_intercept
+        else first.coef_[0]
+    )
     assert np.allclose(got, y[0] * a1)
     assert np.isclose(np.linalg.norm(got), 1.0)
 
@@ -318,7 +328,7 @@ def test_normalized_is_scale_invariant():
         a.fit(X, y)
         b.fit(X * scales[:, None], y)
     assert np.array_equal(a.trace_.updates, b.trace_.updates)
-    assert np.allclose(a.coef_, b.coef_, rtol=1e-9, atol=1e-12)
+    assert np.allclose(a.coef_[0], b.coef_[0], rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
@@ -357,7 +367,7 @@ def test_normalized_fit_intercept_changed_before_partial_fit(first, then):
         est.partial_fit(X, y)
     except ValueError:
         return  # a clear rejection is acceptable
-    assert est.coef_.shape == (2,)
+    assert est.coef_.shape == (1, 2)
     assert est.predict(X).shape == (3,)
 
 
@@ -370,4 +380,4 @@ def test_fit_intercept_changed_before_partial_fit_is_harmless(cls):
     est = cls().fit(X, y)
     est.fit_intercept = True
     est.partial_fit(X, y)
-    assert est.coef_.shape == (2,) and est.predict(X).shape == (20,)
+    assert est.coef_.shape == (1, 2) and est.predict(X).shape == (20,)

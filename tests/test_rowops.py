@@ -108,7 +108,7 @@ def test_row_score_flags_non_finite_rows():
 def test_decision_function_uses_the_fixed_order():
     X, y = olbook.data.load_binary("breast_cancer", standardize=True)
     clf = olbook.Perceptron(max_iter=1).fit(X, y)  # one pass: no ConvergenceWarning
-    expected = np.array([_blocked(clf.coef_, x) for x in X]) + clf.intercept_
+    expected = np.array([_blocked(clf.coef_[0], x) for x in X]) + clf.intercept_[0]
     assert np.array_equal(clf.decision_function(X), expected)
 
 
@@ -132,9 +132,9 @@ _SCRIPT = textwrap.dedent(
         "scw": [scw.coef_.tobytes().hex(), scw.covariance_.tobytes().hex()],
         "X": X.tobytes().hex(), "order": order.tolist(),
         "norm": [norm.coef_.tobytes().hex(), norm.trace_.updates.tolist(), norm.decision_function(Xr).tobytes().hex()],
-        "avg": [avg.coef_.tobytes().hex(), avg.intercept_, avg.decision_function(Xr).tobytes().hex()],
+        "avg": [avg.coef_.tobytes().hex(), avg.intercept_.tolist(), avg.decision_function(Xr).tobytes().hex()],
         "voted": voted.decision_function(Xr).tobytes().hex(),
-        "margin": olbook.margin(Xr, yr, avg.coef_, avg.intercept_), "radius": olbook.radius(Xr),
+        "margin": olbook.margin(Xr, yr, avg.coef_[0], avg.intercept_[0]), "radius": olbook.radius(Xr),
     }))
     """
 )

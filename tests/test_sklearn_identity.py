@@ -68,8 +68,9 @@ def test_perceptron_is_sklearn_perceptron(name, X, y, epochs, fit_intercept):
         alpha=0.0,
         fit_intercept=fit_intercept,
     ).fit(X, y)
-    assert np.array_equal(ours.coef_, theirs.coef_[0])
-    assert ours.intercept_ == theirs.intercept_[0]
+    assert ours.coef_.shape == theirs.coef_.shape == (1, X.shape[1])
+    assert np.array_equal(ours.coef_, theirs.coef_)
+    assert np.array_equal(ours.intercept_, theirs.intercept_)
     assert np.array_equal(ours.predict(X), theirs.predict(X))
     assert np.allclose(
         ours.decision_function(X), theirs.decision_function(X), rtol=1e-12, atol=1e-12
@@ -98,8 +99,9 @@ def test_averaged_is_sklearn_sgd_average(name, X, y, epochs, fit_intercept):
         tol=None,
         fit_intercept=fit_intercept,
     ).fit(X, y)
-    assert np.allclose(ours.coef_, theirs.coef_[0], rtol=1e-10, atol=1e-12)
-    assert np.allclose(ours.intercept_, theirs.intercept_[0], rtol=1e-10, atol=1e-12)
+    assert ours.coef_.shape == theirs.coef_.shape and ours.intercept_.shape == (1,)
+    assert np.allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-12)
+    assert np.allclose(ours.intercept_, theirs.intercept_, rtol=1e-10, atol=1e-12)
     assert np.allclose(
         ours.decision_function(X), theirs.decision_function(X), rtol=1e-9, atol=1e-9
     )

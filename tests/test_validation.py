@@ -250,10 +250,10 @@ def test_bad_fit_intercept(cls, method, bad):
 
 
 @pytest.mark.parametrize("bad", [-1, 2.5, True, "10"])
-def test_pocket_bad_max_iter(bad):
+def test_pocket_bad_max_updates(bad):
     X, y = _data()
-    with pytest.raises(ValueError, match=r"max_iter must be an integer >= 0"):
-        olbook.Pocket(max_iter=bad).fit(X, y)
+    with pytest.raises(ValueError, match=r"max_updates must be an integer >= 0"):
+        olbook.Pocket(max_updates=bad).fit(X, y)
 
 
 @pytest.mark.parametrize("bad", [-3, "x", 1.5, True])
