@@ -306,7 +306,7 @@ class Boosting(_Ensemble):
     Parameters
     ----------
     n_estimators : int, default=101
-        T, odd.
+        The number of rounds T (odd, so that the majority vote has no tie).
     epsilon : float, default=0.1
         The re-weighting factor is ``1 + epsilon``; must be > 0.
     estimator : classifier with ``sample_weight``, optional
@@ -414,7 +414,9 @@ class AdaBoost(_Ensemble):
     Parameters
     ----------
     n_estimators : int, default=50
-    estimator : classifier with ``sample_weight``, optional (default :class:`DecisionStump`)
+        The number of rounds T.
+    estimator : classifier with ``sample_weight``, optional
+        The weak learner (cloned each round). Default: :class:`DecisionStump`.
 
     Attributes
     ----------

@@ -398,6 +398,7 @@ class OGDClassifier(_FirstOrder):
     Parameters
     ----------
     loss : {"hinge", "logistic"}, default="hinge"
+        The loss whose (sub)gradient steps are taken.
     eta : float > 0, default=1.0
         The step size :math:`\eta` (scikit-learn's ``SGDClassifier`` calls it
         ``eta0``).

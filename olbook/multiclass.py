@@ -232,7 +232,8 @@ class MulticlassPA(_Multiclass):
     C : float > 0, default=1.0
         The aggressiveness of PA-I and PA-II (unused by PA).
     fit_intercept : bool, default=False
-        As in :class:`MulticlassPerceptron`.
+        Learn a bias per class, the weight of a constant feature 1 appended to
+        every example. Changing it in the middle of a run is a ``ValueError``.
     max_iter : int, default=1
         The most passes over the data ``fit`` makes.
 

@@ -138,7 +138,7 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
     Parameters
     ----------
     variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
-        Which per-round problem is solved: no slack (PA; for separable data),
+        The variant, as the paper names it: which per-round problem is solved: no slack (PA; for separable data),
         linear slack (PA-I) or quadratic slack (PA-II).
     C : float > 0, default=1.0
         The aggressiveness of PA-I and PA-II: the cap on the step (PA-I) or the
