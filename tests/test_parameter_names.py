@@ -186,7 +186,9 @@ def test_one_meaning_per_fitted_attribute():
             assert est.support_vectors_.shape == (n_sv, d), cls
             assert est.dual_coef_.shape == (1, n_sv), cls
         assert hasattr(est, "covariance_") == issubclass(cls, gaussian), cls
-    svm = olbook.SVM(C=1.0).fit(*olbook.data.make_noisy(30, 2, random_state=0)[:2])
+    svm = olbook.SVM(C=1.0).fit(
+        *olbook.data.make_noisy(30, 2, margin=0.1, flip=0.1, random_state=0)[:2]
+    )
     assert svm.dual_coef_.shape == (1, svm.support_vectors_.shape[0])
     assert svm.coef_.shape == (1, 2) and svm.intercept_.shape == (1,)
     pocket = olbook.Pocket(max_updates=20, random_state=0).fit(X, np.sign(X[:, 0]))
