@@ -17,7 +17,8 @@ Public names (see each docstring for the paper and the book section):
   :func:`row_score`, :func:`row_sqnorms`, :func:`rowwise_dots`;
 * max margin and kernels (chapter 2): :class:`SVM`, the module :mod:`olbook.kernels`;
 * experts and online convex optimization (chapter 5): :class:`Halving`,
-  :class:`WeightedMajority`, :class:`Hedge`, :func:`regret`, :class:`OGD`;
+  :class:`WeightedMajority`, :class:`Hedge`, :func:`regret`, :class:`OGD`, and
+  the trace of their games, :class:`GameTrace`;
 * shattering and VC dimension (chapter 4): the module :mod:`olbook.vc`;
 * kernel online learning (chapter 7): :class:`NORMA`, :class:`KernelPerceptron`,
   :class:`BudgetPerceptron`, :class:`Forgetron`
@@ -45,13 +46,13 @@ __version__ = "0.1.0"
 # The TYPE_CHECKING block below repeats the same imports for type checkers and editors, which
 # do not run __getattr__: a new public name goes in both, and in __all__.
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "_base": ("Trace",),
+    "_base": ("GameTrace", "Trace"),
     "_rowops": ("row_dots", "row_score", "row_sqnorms", "rowwise_dots"),
     "_validation": ("ConvergenceWarning",),
     "boosting": ("AdaBoost", "Boosting", "DecisionStump", "WeakLearnerWarning"),
     "display": ("fmt", "show_source"),
     "ellipsoid": ("IELLIP",),
-    "experts": ("ExpertTrace", "Halving", "Hedge", "WeightedMajority", "regret"),
+    "experts": ("Halving", "Hedge", "WeightedMajority", "regret"),
     "first_order": ("ALMA", "ROMMA", "OGDClassifier"),
     "forgetron": ("Forgetron",),
     "kernel_online": ("NORMA", "BudgetPerceptron", "KernelPerceptron"),
@@ -67,7 +68,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "separability_certificate",
     ),
     "multiclass": ("MulticlassPA", "MulticlassPerceptron"),
-    "ogd": ("OGD", "OCOTrace"),
+    "ogd": ("OGD",),
     "passive_aggressive": ("PassiveAggressive",),
     "perceptron": (
         "AveragedPerceptron",
@@ -102,13 +103,13 @@ if (
         plotting,
         vc,
     )
-    from ._base import Trace
+    from ._base import GameTrace, Trace
     from ._rowops import row_dots, row_score, row_sqnorms, rowwise_dots
     from ._validation import ConvergenceWarning
     from .boosting import AdaBoost, Boosting, DecisionStump, WeakLearnerWarning
     from .display import fmt, show_source
     from .ellipsoid import IELLIP
-    from .experts import ExpertTrace, Halving, Hedge, WeightedMajority, regret
+    from .experts import Halving, Hedge, WeightedMajority, regret
     from .first_order import ALMA, ROMMA, OGDClassifier
     from .forgetron import Forgetron
     from .kernel_online import NORMA, BudgetPerceptron, KernelPerceptron
@@ -124,7 +125,7 @@ if (
         separability_certificate,
     )
     from .multiclass import MulticlassPA, MulticlassPerceptron
-    from .ogd import OGD, OCOTrace
+    from .ogd import OGD
     from .passive_aggressive import PassiveAggressive
     from .perceptron import (
         AveragedPerceptron,
@@ -181,8 +182,8 @@ __all__ = [
     "BudgetPerceptron",
     "ConvergenceWarning",
     "DecisionStump",
-    "ExpertTrace",
     "Forgetron",
+    "GameTrace",
     "Halving",
     "Hedge",
     "IELLIP",
@@ -192,7 +193,6 @@ __all__ = [
     "MulticlassPA",
     "NORMA",
     "MulticlassPerceptron",
-    "OCOTrace",
     "OGD",
     "Perceptron",
     "PassiveAggressive",

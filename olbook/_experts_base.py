@@ -1,4 +1,4 @@
-"""The pieces the expert learners share: the trace, the checks of losses, regret.
+"""The pieces the expert learners share: their base class, the checks of losses, regret.
 
 A private module below :mod:`olbook.experts` and :mod:`olbook.hedge`, which
 both import it (book chapter 5, part 1).
@@ -6,53 +6,11 @@ both import it (book chapter 5, part 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from ._base import GameLearner, GameTrace
 from ._rowops import rowwise_dots
 from ._validation import describe_values, non_finite_error
-
-
-@dataclass(frozen=True)
-class ExpertTrace:
-    """What ``run`` returns and ``trace_`` holds: one entry per round (0-based) since the last reset.
-
-    Attributes
-    ----------
-    loss : ndarray of shape (T,)
-        The learner's loss at each round: its expected loss ``p_t . l_t`` for
-        Hedge, 1.0 at a mistake (else 0.0) for Halving and Weighted Majority.
-    cumulative_loss : ndarray of shape (T,)
-        Running sum of ``loss`` (since the last reset).
-    best_loss : ndarray of shape (T,)
-        Cumulative loss of the best expert after each round.
-    regret : ndarray of shape (T,)
-        ``cumulative_loss - best_loss``: the regret after each prefix.
-    """
-
-    loss: np.ndarray
-    cumulative_loss: np.ndarray
-    best_loss: np.ndarray
-    regret: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.loss.size)
-
-    @classmethod
-    def concatenate(cls, chunks) -> ExpertTrace:
-        """One trace from consecutive blocks of rounds (their sums already run on)."""
-        return cls(
-            *(
-                np.concatenate([getattr(c, f) for c in chunks])
-                for f in ("loss", "cumulative_loss", "best_loss", "regret")
-            )
-        )
-
-    @classmethod
-    def empty(cls, learner=None) -> ExpertTrace:
-        """The trace of no round."""
-        return cls(*(np.zeros(0) for _ in range(4)))
 
 
 def check_losses(
@@ -127,8 +85,28 @@ def regret(losses, choices) -> float:
     return float(np.cumsum(paid)[-1] - np.cumsum(L, axis=0)[-1].min())
 
 
-def _trace(loss: np.ndarray, best: np.ndarray, offset: float) -> ExpertTrace:
-    cum = np.cumsum(loss) + offset
-    return ExpertTrace(
-        loss=loss, cumulative_loss=cum, best_loss=best, regret=cum - best
-    )
+class ExpertLearner(GameLearner):
+    """The part of :class:`~olbook._base.GameLearner` every learner of expert advice shares.
+
+    The feedback of a round is the vector of the ``n_experts`` experts'
+    losses (:func:`check_losses`, of the kind ``settings["losses"]``); the
+    learner plays a distribution over the experts, and its trace fills
+    ``best_loss`` and ``regret``. Subclasses put ``n_experts`` and
+    ``losses`` (``"unit"``, ``"binary"`` or ``"real"``) in their settings and
+    keep ``expert_loss_``, each expert's cumulative loss since the last reset.
+    """
+
+    def _check_feedback(self, feedback, settings: dict, ndim: int) -> np.ndarray:
+        return check_losses(
+            feedback, settings["n_experts"], kind=settings["losses"], ndim=ndim
+        )
+
+    def _empty_trace(self) -> GameTrace:
+        return GameTrace(
+            *(np.zeros(0) for _ in range(2)), best_loss=np.zeros(0), regret=np.zeros(0)
+        )
+
+    def _chunk(self, loss: np.ndarray, best: np.ndarray) -> GameTrace:
+        """The trace of the rounds just played: their losses and the best expert's."""
+        cum = self._cumulative(loss)
+        return GameTrace(loss, cum, best_loss=best, regret=cum - best)

@@ -6,16 +6,19 @@ set) over ``m`` experts, the environment reveals the loss of every expert, and
 the learner pays its (expected) loss. The regret after ``T`` rounds is the
 learner's cumulative loss minus that of the best single expert.
 
-All three learners, and :class:`~olbook.OGD`, share one interface
-(:class:`olbook._base.GameLearner`): :meth:`predict` (the current distribution
-over the experts; it changes nothing), :meth:`update` (one round of losses),
-:meth:`run` (a whole loss matrix, compiled with numba, returning the
-:class:`ExpertTrace` of its rounds) and :meth:`reset`; ``trace_`` holds every
-round since the last reset, ``n_rounds_`` counts them, and Halving and
-Weighted Majority count their mistakes in ``mistakes_``. Every input is checked before any state changes, so a
-rejected call leaves the learner as it was. Sums are taken left to right in a
-fixed order (no ``fastmath``): Halving and Weighted Majority use only ``+``,
-``*`` and comparisons, so their mistake counts are the same on every CPU.
+All three learners, and :class:`~olbook.OGD`, follow one protocol
+(:class:`olbook._base.GameLearner`): :meth:`predict` (the distribution over
+the experts played next; it changes nothing), :meth:`update` (one round of
+losses; returns the loss paid, a float), :meth:`run` (a (T, m) loss matrix,
+compiled with numba, or an adaptive environment ``losses(t, p)``; returns the
+:class:`~olbook.GameTrace` of its rounds) and :meth:`reset`; ``trace_`` holds
+every round since the last reset, ``n_rounds_`` counts them,
+``cumulative_loss_`` is the learner's loss, and Halving and Weighted Majority
+count their mistakes in ``mistakes_``. Hyper-parameters are read when a game
+starts. Every input is checked before any state changes, so a rejected call
+leaves the learner as it was. Sums are taken left to right in a fixed order
+(no ``fastmath``): Halving and Weighted Majority use only ``+``, ``*`` and
+comparisons, so their mistake counts are the same on every CPU.
 
 References: Littlestone and Warmuth, "The weighted majority algorithm" (1994);
 Freund and Schapire, "A decision-theoretic generalization of on-line learning
@@ -30,13 +33,13 @@ import math
 import numba
 import numpy as np
 
-from ._base import GameLearner
-from ._experts_base import ExpertTrace, _trace, check_losses, regret
+from ._base import GameTrace
+from ._experts_base import ExpertLearner, check_losses, regret
 from ._validation import check_open_unit, check_positive_int
 from .hedge import Hedge
 
 __all__ = [
-    "ExpertTrace",
+    "GameTrace",
     "Halving",
     "WeightedMajority",
     "Hedge",
@@ -81,7 +84,7 @@ def majority_run(L, w, beta, total):  # pragma: no cover - compiled
     return loss, best
 
 
-class _Majority(GameLearner):
+class _Majority(ExpertLearner):
     """Shared code of Halving and Weighted Majority (deterministic, binary losses).
 
     Attributes
@@ -90,72 +93,68 @@ class _Majority(GameLearner):
     expert_loss_ : ndarray of shape (m,)
         Mistakes of each expert since the last reset.
     mistakes_ : int
-        The learner's mistakes since the last reset.
+        The learner's mistakes since the last reset (``cumulative_loss_``).
     n_rounds_ : int
-    trace_ : ExpertTrace
+    cumulative_loss_ : float
+    trace_ : GameTrace
         Every round since the last reset (``loss`` is 1.0 at a mistake).
     """
 
-    _beta = 0.0
-    _trace_type = ExpertTrace
-
     def __init__(self, n_experts: int) -> None:
-        self.n_experts = check_positive_int(n_experts, "n_experts")
-        self.reset()
+        self.n_experts = n_experts
 
-    def _reset_state(self) -> None:
-        self.weights_ = np.ones(self.n_experts)
-        self.expert_loss_ = np.zeros(self.n_experts)
-        self.mistakes_ = 0
+    def _beta(self) -> float:
+        """The checked factor an erring expert's weight is multiplied by."""
+        return 0.0
 
-    def predict(self) -> np.ndarray:
+    def _validate_params(self) -> dict:
+        return {
+            "n_experts": check_positive_int(self.n_experts, "n_experts"),
+            "beta": self._beta(),
+            "losses": "binary",
+        }
+
+    def _reset_state(self, settings: dict) -> None:
+        self.weights_ = np.ones(settings["n_experts"])
+        self.expert_loss_ = np.zeros(settings["n_experts"])
+
+    @property
+    def mistakes_(self) -> int:
+        """The learner's mistakes since the last reset."""
+        return int(self.cumulative_loss_)
+
+    def _predict(self) -> np.ndarray:
         """The current weights, normalized to a distribution over the experts."""
         return self.weights_ / math.fsum(self.weights_)
 
     def vote(self, advice) -> int:
         """Weighted-majority vote on advice in {-1, +1}^m: +1 if its weight is larger, else -1."""
+        w = self._current().weights_
         a = np.asarray(advice, dtype=np.float64)
-        if a.shape != (self.n_experts,) or np.any((a != 1.0) & (a != -1.0)):
+        if a.shape != w.shape or np.any((a != 1.0) & (a != -1.0)):
             raise ValueError(
-                f"advice must be {self.n_experts} labels in {{-1, +1}}; got shape {a.shape}."
+                f"advice must be {w.size} labels in {{-1, +1}}; got shape {a.shape}."
             )
-        plus = float(np.sum(np.where(a > 0, self.weights_, 0.0)))
-        minus = float(np.sum(np.where(a < 0, self.weights_, 0.0)))
+        plus = float(np.sum(np.where(a > 0, w, 0.0)))
+        minus = float(np.sum(np.where(a < 0, w, 0.0)))
         return 1 if plus > minus else -1
 
-    def _check_round(
-        self, L: np.ndarray, alive: np.ndarray
-    ) -> None:  # overridden by Halving
+    def _check_round(self, L: np.ndarray) -> None:  # overridden by Halving
         return None
 
-    def update(self, losses) -> bool:
-        """Play one round: ``losses[i]`` is 1 if expert i was wrong. Returns True at a mistake."""
-        L = check_losses(losses, self.n_experts, kind="binary", ndim=1)
-        self._check_round(L[None, :], self.weights_ > 0.0)
-        tr = self._play(L[None, :])
-        return bool(tr.loss[0])
+    def update(self, feedback) -> float:
+        """Play one round: ``feedback[i]`` is 1 if expert i was wrong, else 0.
 
-    def run(self, loss_matrix, *, reset: bool = True) -> ExpertTrace:
-        """Play every row of a (T, m) 0/1 loss matrix; return the :class:`ExpertTrace` of these rounds.
-
-        With ``reset=False`` the game continues from the current state, and
-        ``trace_`` goes on from the rounds already played.
+        Returns the loss paid: 1.0 at a mistake, else 0.0.
         """
-        L = check_losses(loss_matrix, self.n_experts, kind="binary")
-        self._check_round(
-            L, np.ones(self.n_experts, dtype=bool) if reset else self.weights_ > 0.0
-        )
-        if reset:
-            self.reset()
-        return self._play(L)
+        return super().update(feedback)
 
-    def _play(self, L: np.ndarray) -> ExpertTrace:
-        offset = float(self.mistakes_)
-        loss, best = majority_run(L, self.weights_, self._beta, self.expert_loss_)
-        self.mistakes_ += int(loss.sum())
-        tr = _trace(loss, best, offset)
-        self._record(tr)
-        return tr
+    def _play(self, L: np.ndarray) -> GameTrace:
+        self._check_round(L)
+        loss, best = majority_run(
+            L, self.weights_, self._game["beta"], self.expert_loss_
+        )
+        return self._chunk(loss, best)
 
 
 class Halving(_Majority):
@@ -184,13 +183,9 @@ class Halving(_Majority):
     array([0., 0., 1., 0.])
     """
 
-    def _check_round(self, L: np.ndarray, alive: np.ndarray) -> None:
-        ever = (
-            np.logical_or.accumulate(L > 0.0, axis=0)[-1]
-            if L.shape[0]
-            else np.zeros_like(alive)
-        )
-        if not np.any(alive & ~ever):
+    def _check_round(self, L: np.ndarray) -> None:
+        ever = np.logical_or.accumulate(L > 0.0, axis=0)[-1]
+        if not np.any((self.weights_ > 0.0) & ~ever):
             raise ValueError(
                 "no expert is consistent with these losses: Halving assumes a perfect expert "
                 "(use WeightedMajority or Hedge otherwise)."
@@ -198,8 +193,8 @@ class Halving(_Majority):
 
     @property
     def consistent_(self) -> np.ndarray:
-        """Indices of the experts that have made no mistake so far."""
-        return np.flatnonzero(self.weights_ > 0.0)
+        """Indices of the experts that have made no mistake so far (all before a game)."""
+        return np.flatnonzero(self._current().weights_ > 0.0)
 
 
 class WeightedMajority(_Majority):
@@ -232,12 +227,16 @@ class WeightedMajority(_Majority):
     """
 
     def __init__(self, n_experts: int, beta: float = 0.5) -> None:
-        self._beta = self.beta = check_open_unit(beta, "beta")
-        super().__init__(n_experts)
+        self.n_experts = n_experts
+        self.beta = beta
+
+    def _beta(self) -> float:
+        return check_open_unit(self.beta, "beta")
 
     def mistake_bound(self, best_loss: float) -> float:
         """The bound ``(L* ln(1/beta) + ln m) / ln(2/(1+beta))`` on the mistakes."""
-        b = self.beta
-        return (best_loss * math.log(1.0 / b) + math.log(self.n_experts)) / math.log(
+        s = self._settings()
+        b = s["beta"]
+        return (best_loss * math.log(1.0 / b) + math.log(s["n_experts"])) / math.log(
             2.0 / (1.0 + b)
         )

@@ -12,9 +12,9 @@ import math
 import numba
 import numpy as np
 
-from ._base import GameLearner
-from ._experts_base import ExpertTrace, _trace, check_losses
-from ._validation import check_bool, check_positive_float, check_positive_int
+from ._base import GameTrace
+from ._experts_base import ExpertLearner
+from ._validation import check_bool, check_positive_int
 
 __all__ = ["Hedge"]
 
@@ -71,7 +71,7 @@ def hedge_run(L, C, total, t0, mode, eta, ln_m, epoch_start, epoch_len):
     return loss, best, t, epoch_start, epoch_len
 
 
-class Hedge(GameLearner):
+class Hedge(ExpertLearner):
     """Hedge: play the distribution ``p_t,i`` proportional to ``exp(-eta_t L_{t-1,i})``.
 
     ``L_{t-1,i}`` is expert i's cumulative loss before round t. Weights are
@@ -99,10 +99,10 @@ class Hedge(GameLearner):
     ----------
     expert_loss_ : ndarray of shape (m,)
         Each expert's cumulative loss since the last reset.
-    learner_loss_ : float
+    cumulative_loss_ : float
         The learner's cumulative expected loss since the last reset.
     n_rounds_ : int
-    trace_ : ExpertTrace
+    trace_ : GameTrace
         Every round since the last reset.
 
     Examples
@@ -118,8 +118,6 @@ class Hedge(GameLearner):
     '0.919'
     """
 
-    _trace_type = ExpertTrace
-
     def __init__(
         self,
         n_experts: int,
@@ -127,120 +125,99 @@ class Hedge(GameLearner):
         horizon: int | None = None,
         bounded: bool = True,
     ) -> None:
-        self.n_experts = check_positive_int(n_experts, "n_experts")
-        if isinstance(eta, str):
-            if eta not in _SCHEDULES:
-                raise ValueError(
-                    f"eta must be a number > 0 or one of {_SCHEDULES}; got {eta!r}."
-                )
-        else:
-            check_positive_float(eta, "eta")
-        if eta == "tuned":
-            check_positive_int(
-                horizon, "horizon (the number of rounds, needed by eta='tuned')"
-            )
-        elif horizon is not None:
-            raise ValueError(
-                f"horizon is only used with eta='tuned'; got horizon={horizon!r} with eta={eta!r}."
-            )
-        self.eta, self.horizon, self.bounded = (
-            eta,
-            horizon,
-            check_bool(bounded, "bounded"),
-        )
-        self._ln_m = math.log(self.n_experts)
-        if eta == "tuned":
-            self._mode, self._eta = 0, math.sqrt(8.0 * self._ln_m / horizon)
-        elif isinstance(eta, str):
-            self._mode, self._eta = _SCHEDULES.index(eta), 0.0
-        else:
-            self._mode, self._eta = 0, float(eta)
-        self.reset()
+        self.n_experts = n_experts
+        self.eta = eta
+        self.horizon = horizon
+        self.bounded = bounded
 
-    def _reset_state(self) -> None:
+    def _validate_params(self) -> dict:
+        m = check_positive_int(self.n_experts, "n_experts")
+        eta, horizon = self._checked_eta(_SCHEDULES)
+        bounded = check_bool(self.bounded, "bounded")
+        ln_m = math.log(m)
+        if eta == "tuned":
+            mode, rate = 0, math.sqrt(8.0 * ln_m / horizon)
+        elif isinstance(eta, str):
+            mode, rate = _SCHEDULES.index(eta), 0.0
+        else:
+            mode, rate = 0, eta
+        return {
+            "n_experts": m,
+            "losses": "unit" if bounded else "real",
+            "mode": mode,  # 0 a fixed rate (or the tuned one), 1 anytime, 2 doubling
+            "eta": rate,
+            "ln_m": ln_m,
+        }
+
+    def _reset_state(self, settings: dict) -> None:
         # cumulative losses in the current epoch
-        self.epoch_loss_ = np.zeros(self.n_experts)
+        self.epoch_loss_ = np.zeros(settings["n_experts"])
         # cumulative losses since the reset
-        self.expert_loss_ = np.zeros(self.n_experts)
-        self.learner_loss_ = 0.0
-        self._epoch = (0, 1)  # (start, length) for the doubling trick
+        self.expert_loss_ = np.zeros(settings["n_experts"])
+        self._doubling_epoch = (0, 1)  # (start, length) for the doubling trick
+
+    @staticmethod
+    def _rate(s: dict, t: int) -> float:
+        start, length = 0, 1
+        while s["mode"] == 2 and t > start + length:
+            start, length = start + length, 2 * length
+        return float(_eta_at(s["mode"], s["eta"], s["ln_m"], t, length))
 
     def eta_at(self, t: int) -> float:
         """The learning rate used at (1-based) round t."""
-        start, length = 0, 1
-        while self._mode == 2 and t > start + length:
-            start, length = start + length, 2 * length
-        return float(_eta_at(self._mode, self._eta, self._ln_m, t, length))
+        return self._rate(self._settings(), t)
 
-    def predict(self) -> np.ndarray:
+    def _predict(self) -> np.ndarray:
         """The distribution ``p_t`` for the next round (log-sum-exp normalized)."""
+        s = self._game
         t = self.n_rounds_ + 1
-        start, length = self._epoch
+        start, length = self._doubling_epoch
         C = (
             self.epoch_loss_
-            if not (self._mode == 2 and t > start + length)
-            else np.zeros(self.n_experts)
+            if not (s["mode"] == 2 and t > start + length)
+            else np.zeros(s["n_experts"])
         )
-        z = -self.eta_at(t) * (C - C.min())
+        z = -self._rate(s, t) * (C - C.min())
         w = np.exp(z)
         return w / math.fsum(w)
 
-    def update(self, losses) -> float:
-        """Play one round with the loss vector ``losses``; return the expected loss paid."""
-        L = check_losses(
-            losses, self.n_experts, kind="unit" if self.bounded else "real", ndim=1
-        )
-        return float(self._play(L[None, :]).loss[0])
+    def update(self, feedback) -> float:
+        """Play one round with the experts' losses ``feedback``; return the expected loss paid."""
+        return super().update(feedback)
 
-    def run(self, loss_matrix, *, reset: bool = True) -> ExpertTrace:
-        """Play every row of a (T, m) loss matrix and return the :class:`ExpertTrace` of these rounds.
-
-        With ``reset=False`` the run continues from the current state (feed a
-        long game in chunks); the trace's regret is then counted since the last
-        reset, and ``trace_`` goes on from the rounds already played.
-        """
-        L = check_losses(
-            loss_matrix, self.n_experts, kind="unit" if self.bounded else "real"
-        )
-        if reset:
-            self.reset()
-        return self._play(L)
-
-    def _play(self, L: np.ndarray) -> ExpertTrace:
-        offset = self.learner_loss_
-        loss, best, t, start, length = hedge_run(
+    def _play(self, L: np.ndarray) -> GameTrace:
+        s = self._game
+        loss, best, _, start, length = hedge_run(
             L,
             self.epoch_loss_,
             self.expert_loss_,
             self.n_rounds_,
-            self._mode,
-            self._eta,
-            self._ln_m,
-            self._epoch[0],
-            self._epoch[1],
+            s["mode"],
+            s["eta"],
+            s["ln_m"],
+            self._doubling_epoch[0],
+            self._doubling_epoch[1],
         )
-        tr = _trace(loss, best, offset)
-        self.learner_loss_ = float(tr.cumulative_loss[-1])
-        self._epoch = (int(start), int(length))
-        self._record(tr)
-        return tr
+        self._doubling_epoch = (int(start), int(length))
+        return self._chunk(loss, best)
 
     def regret_bound(self, n_rounds: int) -> float:
         """The proved bound on the regret after ``n_rounds`` rounds, losses in [0, 1]."""
-        if not self.bounded:
+        s = self._settings()
+        if s["losses"] != "unit":
             raise ValueError(
-                "no regret bound: this Hedge was built with bounded=False (losses of any size)."
+                "no regret bound: this Hedge has bounded=False (losses of any size)."
             )
-        T, ln_m = check_positive_int(n_rounds, "n_rounds"), self._ln_m
-        if self._mode == 1:
+        T, ln_m = check_positive_int(n_rounds, "n_rounds"), s["ln_m"]
+        if s["mode"] == 1:
             return 3.0 * math.sqrt(T * ln_m / 8.0)
-        if self._mode == 2:  # one tuned bound per epoch begun, lengths 1, 2, 4, ...
+        if s["mode"] == 2:  # one tuned bound per epoch begun, lengths 1, 2, 4, ...
             k = 0
             total = 0.0
             while 2**k - 1 < T:
                 total += math.sqrt(2**k * ln_m / 2.0)
                 k += 1
             return total
-        if self._eta == 0.0:  # m = 1: the only expert is the best one
+        if s["eta"] == 0.0:  # m = 1: the only expert is the best one
             return 0.0
-        return ln_m / self._eta + self._eta * T / 8.0
+        return ln_m / s["eta"] + s["eta"] * T / 8.0

@@ -17,59 +17,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import GameLearner
+from ._base import GameLearner, GameTrace
 from ._rowops import row_sqnorms, rowwise_dots
-from ._validation import check_positive_float, check_positive_int, non_finite_error
+from ._validation import check_positive_float, non_finite_error
 
-__all__ = ["OGD", "OCOTrace", "project_ball", "project_box"]
-
-
-@dataclass(frozen=True)
-class OCOTrace:
-    """What :meth:`OGD.run` returns and ``OGD.trace_`` holds, one row per round (0-based).
-
-    Attributes
-    ----------
-    points : ndarray of shape (T, d)
-        The point :math:`x_t` played at each round.
-    gradients : ndarray of shape (T, d)
-        The (sub)gradient :math:`g_t` revealed at each round.
-    """
-
-    points: np.ndarray
-    gradients: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.points.shape[0])
-
-    @classmethod
-    def concatenate(cls, chunks) -> OCOTrace:
-        """One trace from consecutive blocks of rounds."""
-        return cls(
-            np.concatenate([c.points for c in chunks]),
-            np.concatenate([c.gradients for c in chunks]),
-        )
-
-    @classmethod
-    def empty(cls, learner) -> OCOTrace:
-        """The trace of no round."""
-        d = learner.x0.size
-        return cls(np.zeros((0, d)), np.zeros((0, d)))
-
-    def linearized_regret(self, u) -> np.ndarray:
-        """:math:`\\sum_{s \\le t} g_s^\top (x_s - u)` after each round: the regret against ``u``
-        of the linear losses :math:`g_s^\top x`, which bounds that of convex losses (section 5.5)."""
-        u = np.asarray(u, dtype=np.float64)
-        if u.shape != (self.points.shape[1],):
-            raise ValueError(
-                f"u must have shape ({self.points.shape[1]},); got {u.shape}."
-            )
-        D = np.ascontiguousarray(self.points - u)
-        return np.cumsum(rowwise_dots(np.ascontiguousarray(self.gradients), D))
+__all__ = ["OGD", "GameTrace", "project_ball", "project_box"]
 
 
 class _Ball:
@@ -116,15 +71,19 @@ def project_box(low: float, high: float) -> Callable[[np.ndarray], np.ndarray]:
 
 
 class OGD(GameLearner):
-    """Projected online gradient descent (on the interface of :class:`~olbook._base.GameLearner`).
+    """Projected online gradient descent (on the protocol of :class:`~olbook._base.GameLearner`).
+
+    At round t it plays ``x_t``, is told the (sub)gradient ``g_t`` of the
+    round's convex loss at ``x_t``, pays the linear loss ``g_t . x_t`` (the
+    loss of the linearized game) and moves to ``Proj(x_t - eta_t g_t)``.
 
     Parameters
     ----------
     x0 : array_like of shape (d,)
         The first point ``x_1`` (it must lie in the feasible set).
     eta : float > 0 or {"tuned", "anytime"}, default="anytime"
-        A fixed step; ``"tuned"``: ``D / (G sqrt(horizon))``; ``"anytime"``:
-        ``eta_t = D / (G sqrt(t))``.
+        The step size: a fixed step; ``"tuned"``: ``D / (G sqrt(horizon))``;
+        ``"anytime"``: ``eta_t = D / (G sqrt(t))``.
     diameter, lipschitz : float, optional
         D (diameter of the feasible set) and G (bound on the gradient norms);
         required by ``"tuned"``, ``"anytime"`` and :meth:`regret_bound`.
@@ -138,8 +97,11 @@ class OGD(GameLearner):
     x_ : ndarray of shape (d,)
         The point to be played next.
     n_rounds_ : int
-    trace_ : OCOTrace
-        Every round since the last reset.
+    cumulative_loss_ : float
+        The sum of the linear losses ``g_t . x_t`` since the last reset.
+    trace_ : GameTrace
+        Every round since the last reset (``loss``, ``cumulative_loss``,
+        ``points`` and ``gradients``).
 
     Examples
     --------
@@ -147,15 +109,17 @@ class OGD(GameLearner):
     >>> from olbook import OGD
     >>> from olbook.ogd import project_ball
     >>> learner = OGD([0.0, 0.0], eta=0.75, projection=project_ball(1.0))
-    >>> learner.update([-1.0, 0.0])  # gradient of the loss -x[0]: step towards (1, 0)
+    >>> learner.update([-1.0, 0.0])  # the loss -x[0] at x_1 = (0, 0): loss paid 0
+    0.0
+    >>> learner.predict()  # a step towards (1, 0)
     array([0.75, 0.  ])
-    >>> learner.update([-1.0, 0.0])  # (1.5, 0) is projected back onto the unit ball
+    >>> learner.update([-1.0, 0.0])  # loss paid -0.75
+    -0.75
+    >>> learner.predict()  # (1.5, 0) is projected back onto the unit ball
     array([1., 0.])
-    >>> learner.n_rounds_
-    2
+    >>> learner.n_rounds_, learner.cumulative_loss_
+    (2, -0.75)
     """
-
-    _trace_type = OCOTrace
 
     def __init__(
         self,
@@ -167,112 +131,123 @@ class OGD(GameLearner):
         horizon: int | None = None,
         projection: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
-        x = np.array(x0, dtype=np.float64)
+        self.x0 = x0
+        self.eta = eta
+        self.diameter = diameter
+        self.lipschitz = lipschitz
+        self.horizon = horizon
+        self.projection = projection
+
+    def _validate_params(self) -> dict:
+        try:
+            x = np.array(self.x0, dtype=np.float64)
+        except (TypeError, ValueError):
+            x = np.zeros((0, 0))
         if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
             raise ValueError(
                 f"x0 must be a non-empty finite 1-D array; got shape {x.shape}."
             )
-        for name, v in (("diameter", diameter), ("lipschitz", lipschitz)):
-            if v is not None:
-                check_positive_float(v, name)
-        if isinstance(eta, str):
-            if eta not in ("tuned", "anytime"):
-                raise ValueError(
-                    f"eta must be a number > 0, 'tuned' or 'anytime'; got {eta!r}."
-                )
-            if diameter is None or lipschitz is None:
-                raise ValueError(f"eta={eta!r} needs diameter (D) and lipschitz (G).")
-        else:
-            check_positive_float(eta, "eta")
-        if eta == "tuned":
-            check_positive_int(
-                horizon, "horizon (the number of rounds, needed by eta='tuned')"
-            )
-        elif horizon is not None:
+        D, G = self.diameter, self.lipschitz
+        D = None if D is None else check_positive_float(D, "diameter")
+        G = None if G is None else check_positive_float(G, "lipschitz")
+        eta, horizon = self._checked_eta(("tuned", "anytime"))
+        if isinstance(eta, str) and (D is None or G is None):
+            raise ValueError(f"eta={eta!r} needs diameter (D) and lipschitz (G).")
+        if self.projection is not None and not callable(self.projection):
             raise ValueError(
-                f"horizon is only used with eta='tuned'; got horizon={horizon!r}."
+                "projection must be a callable x -> Proj(x) or None; "
+                f"got {self.projection!r}."
             )
-        if projection is not None and not callable(projection):
-            raise ValueError(
-                f"projection must be a callable x -> Proj(x) or None; got {projection!r}."
-            )
-        self.x0, self.eta, self.diameter, self.lipschitz = x, eta, diameter, lipschitz
-        self.horizon, self.projection = horizon, projection
-        self.reset()
+        return {
+            "x0": x,
+            "eta": eta,
+            "horizon": horizon,
+            "diameter": D,
+            "lipschitz": G,
+            "projection": self.projection,
+        }
 
-    def _reset_state(self) -> None:
-        self.x_ = self.x0.copy()
+    def _reset_state(self, settings: dict) -> None:
+        self.x_ = settings["x0"].copy()
+
+    @staticmethod
+    def _step(s: dict, t: int) -> float:
+        if s["eta"] == "tuned":
+            return s["diameter"] / (s["lipschitz"] * math.sqrt(s["horizon"]))
+        if s["eta"] == "anytime":
+            return s["diameter"] / (s["lipschitz"] * math.sqrt(t))
+        return s["eta"]
 
     def eta_at(self, t: int) -> float:
         """The step used at (1-based) round t."""
-        if self.eta == "tuned":
-            return self.diameter / (self.lipschitz * math.sqrt(self.horizon))
-        if self.eta == "anytime":
-            return self.diameter / (self.lipschitz * math.sqrt(t))
-        return float(self.eta)
+        return self._step(self._settings(), t)
 
-    def predict(self) -> np.ndarray:
+    def _predict(self) -> np.ndarray:
         """The point ``x_t`` played at the next round (a copy)."""
         return self.x_.copy()
 
-    def update(self, gradient) -> np.ndarray:
-        """Step ``x <- Proj(x - eta_t g)`` with the (sub)gradient g at ``x_t``.
-
-        Returns the new point.
-        """
-        g = np.asarray(gradient, dtype=np.float64)
-        if g.shape != self.x_.shape:
+    def _check_feedback(self, feedback, settings: dict, ndim: int) -> np.ndarray:
+        try:
+            g = np.array(feedback, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
             raise ValueError(
-                f"gradient has shape {g.shape}; the point has shape {self.x_.shape}."
+                f"the gradient must be numeric; could not convert it to float64 ({exc})"
+            ) from None
+        d = settings["x0"].size
+        shape = (d,) if ndim == 1 else (g.shape[0] if g.ndim else 0, d)
+        if g.ndim != ndim or g.shape != shape or g.size == 0:
+            what = "gradient" if ndim == 1 else "gradients (one row per round)"
+            want = f"({d},)" if ndim == 1 else f"(n_rounds, {d})"
+            raise ValueError(
+                f"the {what} must have shape {want}, the point's dimension; "
+                f"got shape {g.shape}."
             )
         if not np.all(np.isfinite(g)):
             raise non_finite_error(g, "gradient")
-        x = self.x_ - self.eta_at(self.n_rounds_ + 1) * g
-        if self.projection is not None:
-            x = np.asarray(self.projection(x), dtype=np.float64)
-            if x.shape != self.x_.shape or not np.all(np.isfinite(x)):
-                raise ValueError(
-                    "projection returned a point of the wrong shape or with NaN/inf."
-                )
-        self._record(OCOTrace(self.x_[None, :].copy(), g[None, :].copy()))
-        self.x_ = x
-        return x.copy()
+        return np.ascontiguousarray(g)
 
-    def run(
-        self,
-        gradient: Callable[[int, np.ndarray], np.ndarray],
-        n_rounds: int,
-        *,
-        reset: bool = True,
-    ) -> OCOTrace:
-        """Play ``n_rounds`` rounds; ``gradient(t, x)`` gives ``g_t`` at the point played (t 0-based).
+    def update(self, feedback) -> float:
+        """Play one round: ``feedback`` is the (sub)gradient ``g_t`` at the point ``x_t`` played.
 
-        Starts from ``x0`` (with ``reset=False``, from the current point, and
-        ``trace_`` goes on). Returns the :class:`OCOTrace` of these rounds: the
-        points ``x_1, ..., x_T`` played and the gradients revealed.
+        The learner moves to ``x_{t+1} = Proj(x_t - eta_t g_t)`` and returns the
+        linear loss ``g_t . x_t`` it paid.
         """
-        T = check_positive_int(n_rounds, "n_rounds")
-        saved = dict(self.__dict__, _chunks=list(self._chunks))
-        try:
-            if reset:
-                self.reset()
-            start = len(self._chunks)
-            for t in range(T):
-                self.update(gradient(t, self.x_.copy()))
-        except ValueError:  # a rejected gradient: the learner is left as it was
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
-        block = OCOTrace.concatenate(self._chunks[start:])
-        self._chunks[start:] = [block]  # one block instead of T
-        return block
+        return super().update(feedback)
+
+    def _play(self, F: np.ndarray) -> GameTrace:
+        s = self._game
+        proj = s["projection"]
+        x = self.x_
+        X = np.empty_like(F)
+        for r in range(F.shape[0]):
+            X[r] = x
+            x = x - self._step(s, self.n_rounds_ + r + 1) * F[r]
+            if proj is not None:
+                x = np.asarray(proj(x), dtype=np.float64)
+                if x.shape != self.x_.shape or not np.all(np.isfinite(x)):
+                    raise ValueError(
+                        "projection returned a point of the wrong shape or with NaN/inf."
+                    )
+        self.x_ = x
+        loss = rowwise_dots(X, F)
+        return GameTrace(loss, self._cumulative(loss), points=X, gradients=F.copy())
+
+    def _empty_trace(self) -> GameTrace:
+        d = self._game["x0"].size
+        return GameTrace(
+            np.zeros(0),
+            np.zeros(0),
+            points=np.zeros((0, d)),
+            gradients=np.zeros((0, d)),
+        )
 
     def regret_bound(self, n_rounds: int) -> float:
         """Zinkevich's bound after ``n_rounds`` rounds, with D and G as given."""
-        if self.diameter is None or self.lipschitz is None:
+        s = self._settings()
+        if s["diameter"] is None or s["lipschitz"] is None:
             raise ValueError("regret_bound needs diameter (D) and lipschitz (G).")
-        D, G, T = self.diameter, self.lipschitz, int(n_rounds)
-        if self.eta == "anytime":
+        D, G, T = s["diameter"], s["lipschitz"], int(n_rounds)
+        if s["eta"] == "anytime":
             return 1.5 * D * G * math.sqrt(T) - 0.5 * D * G
-        eta = self.eta_at(1)
+        eta = self._step(s, 1)
         return D * D / (2.0 * eta) + eta * G * G * T / 2.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 from fractions import Fraction
 
 import numpy as np
@@ -44,7 +45,7 @@ def test_hedge_run_equals_rounds(eta):
         p = h.predict()
         assert abs(p.sum() - 1) < 1e-12 and np.all(p > 0)
         assert abs(h.update(L[t]) - float(np.sum(p * L[t]))) < 1e-12
-    assert abs(h.learner_loss_ - tr.cumulative_loss[-1]) < 1e-9
+    assert abs(h.cumulative_loss_ - tr.cumulative_loss[-1]) < 1e-9
 
 
 def test_hedge_chunks_equal_one_run():
@@ -116,7 +117,7 @@ def test_hedge_regret_bound_adversarial_binary(m, T, seed):
             if rng.random() < 0.9
             else rng.random(m)
         )
-    assert h.learner_loss_ - h.expert_loss_.min() <= h.regret_bound(T) + 1e-9
+    assert h.cumulative_loss_ - h.expert_loss_.min() <= h.regret_bound(T) + 1e-9
 
 
 def test_hedge_large_losses_and_long_runs_stay_finite():
@@ -136,14 +137,16 @@ def test_hedge_large_losses_and_long_runs_stay_finite():
 
 def test_hedge_validation_and_unchanged_state():
     for bad in [0, -1.0, float("nan"), float("inf"), "fast", True]:
+        h = Hedge(3, eta=bad)  # __init__ only stores; the game's start checks
         with pytest.raises(ValueError, match="eta"):
-            Hedge(3, eta=bad)
+            h.reset()
+        assert vars(h) == {"n_experts": 3, "eta": bad, "horizon": None, "bounded": True}
     with pytest.raises(ValueError, match="horizon"):
-        Hedge(3, eta="tuned")
+        Hedge(3, eta="tuned").reset()
     with pytest.raises(ValueError, match="horizon is only used"):
-        Hedge(3, eta=0.1, horizon=10)
+        Hedge(3, eta=0.1, horizon=10).update([0.0, 0.0, 0.0])
     with pytest.raises(ValueError, match="n_experts"):
-        Hedge(0)
+        Hedge(0).run(np.zeros((2, 1)))
     h = Hedge(3)
     h.run(np.full((5, 3), 0.5))
     before = state(h)
@@ -235,7 +238,7 @@ def test_wm_matches_exact_and_obeys_bound(m, T, seed, beta):
 def test_wm_validation():
     for bad in [0, 1, 1.5, -0.1, float("nan"), True]:
         with pytest.raises(ValueError, match=r"open interval \(0, 1\)"):
-            WeightedMajority(3, bad)
+            WeightedMajority(3, bad).reset()
     wm = WeightedMajority(2)
     assert wm.vote([1, -1]) == -1  # a tie is predicted -1
     wm.update([1.0, 0.0])
@@ -275,63 +278,365 @@ def test_check_losses_messages():
     assert olbook.experts.Hedge is olbook.Hedge
 
 
-# --- the one interface of the game learners (experts and OCO) ---------------------------------
+# --- the one protocol of the game learners (experts and OCO) ---------------------------------
+#
+# predict() -> ndarray (changes nothing); update(feedback) -> float, the loss paid;
+# run(feedback, n_rounds=None, *, reset=True) -> GameTrace, with feedback a (T, k) array or
+# a callable feedback(t, play); hyper-parameters read when a game starts.
 
 
-def _learners():
+def _games():
+    """(name, make, feedback(rng, T)): a fresh learner and a (T, k) feedback array for it."""
     from olbook import OGD
+    from olbook.ogd import project_ball
+
+    def perfect_expert(rng, T):
+        L = (rng.random((T, 4)) < 0.4) * 1.0
+        L[:, 2] = 0.0  # Halving needs a perfect expert
+        return L
 
     return [
-        (lambda: Halving(4), lambda rng: np.eye(4)[[1, 2, 3]][rng.integers(0, 3, 20)]),
+        ("Halving", lambda: Halving(4), perfect_expert),
+        ("WM", lambda: WeightedMajority(4, beta=0.3), perfect_expert),
+        ("Hedge", lambda: Hedge(4, eta=0.4), lambda rng, T: rng.random((T, 4))),
         (
-            lambda: WeightedMajority(4, beta=0.5),
-            lambda rng: (rng.random((20, 4)) < 0.4) * 1.0,
+            "Hedge-doubling",
+            lambda: Hedge(4, eta="doubling"),
+            lambda rng, T: rng.random((T, 4)),
         ),
-        (lambda: Hedge(4), lambda rng: rng.random((20, 4))),
-        (lambda: Hedge(4, eta="doubling"), lambda rng: rng.random((20, 4))),
-        (lambda: OGD(np.zeros(4), eta=0.1), None),
+        (
+            "OGD",
+            lambda: OGD(np.zeros(4), eta=0.3, projection=project_ball(1.0)),
+            lambda rng, T: rng.standard_normal((T, 4)),
+        ),
     ]
 
 
-def _play(learner, feed, rng, *, reset=True, n=20):
-    if feed is None:  # OGD: gradients
-        G = rng.standard_normal((n, 4))
-        return learner.run(lambda t, x: G[t], n, reset=reset)
-    return learner.run(feed(rng), reset=reset)
+GAMES = _games()
+GAME_IDS = [g[0] for g in GAMES]
 
 
-@pytest.mark.parametrize("k", range(5))
-def test_game_learners_share_one_interface(k):
-    make, feed = _learners()[k]
+def fields_equal(a, b):
+    assert type(a) is type(b) is olbook.GameTrace
+    for f in olbook.GameTrace.FIELDS:
+        x, y = getattr(a, f), getattr(b, f)
+        assert (x is None) == (y is None), f
+        if x is not None:
+            assert np.array_equal(x, y), f
+
+
+@pytest.mark.parametrize("name, make, feed", GAMES, ids=GAME_IDS)
+def test_game_learners_share_one_protocol(name, make, feed):
     a = make()
-    assert a.n_rounds_ == 0 and len(a.trace_) == 0
-    first = _play(a, feed, np.random.default_rng(1))
-    second = _play(a, feed, np.random.default_rng(2), reset=False)
+    assert a.n_rounds_ == 0 and len(a.trace_) == 0  # before a game: its start
+    assert sorted(vars(a)) == sorted(
+        type(a)._param_names
+    )  # ... reading changed nothing
+    F1, F2 = feed(np.random.default_rng(1), 20), feed(np.random.default_rng(2), 20)
+    first = a.run(F1)
+    second = a.run(F2, reset=False)
+    assert isinstance(first, olbook.GameTrace) and isinstance(
+        a.trace_, olbook.GameTrace
+    )
     assert a.n_rounds_ == len(first) + len(second) == len(a.trace_) == 40
     whole = a.trace_
-    for f in whole.__dataclass_fields__:  # trace_ is the two runs, one after the other
-        assert np.array_equal(
-            getattr(whole, f), np.concatenate([getattr(first, f), getattr(second, f)])
-        )
-    p1 = np.copy(a.predict())
-    p2 = np.copy(a.predict())
-    assert np.array_equal(p1, p2) and a.n_rounds_ == 40  # predict changes nothing
-    a.reset()
+    for f in olbook.GameTrace.FIELDS:  # trace_ is the two runs, one after the other
+        x = getattr(whole, f)
+        if x is not None:
+            assert np.array_equal(
+                x, np.concatenate([getattr(first, f), getattr(second, f)])
+            )
+    # the shared fields mean the same for all: the losses paid and their running sum
+    assert np.array_equal(whole.cumulative_loss, np.cumsum(whole.loss))
+    assert a.cumulative_loss_ == whole.cumulative_loss[-1]
+    experts = name != "OGD"
+    assert (whole.regret is not None) == experts == (whole.points is None)
+    p1, p2 = a.predict(), a.predict()
+    assert np.array_equal(p1, p2) and p1 is not p2 and a.n_rounds_ == 40
+    if experts:  # a distribution over the experts
+        assert p1.shape == (4,) and math.isclose(math.fsum(p1), 1.0)
+    # run with an array, with a callable, and round by round: one game
     b = make()
-    assert (
-        a.n_rounds_ == 0
-        and len(a.trace_) == 0
-        and np.array_equal(a.predict(), b.predict())
-    )
-    again = _play(a, feed, np.random.default_rng(1))
-    for (
-        f
-    ) in again.__dataclass_fields__:  # after reset, the same game gives the same trace
-        assert np.array_equal(getattr(again, f), getattr(first, f))
+    by_call = b.run(lambda t, play: F1[t], 20)
+    fields_equal(by_call, first)
+    c = make()
+    paid = []
+    for t in range(20):
+        loss = c.update(F1[t])
+        assert type(loss) is float  # the documented type, for every learner
+        paid.append(loss)
+    assert np.array_equal(paid, first.loss)
+    fields_equal(c.trace_, first)
+    a.reset()
+    assert a.n_rounds_ == 0 and len(a.trace_) == 0
+    assert np.array_equal(a.predict(), make().predict())
+    fields_equal(a.run(F1), first)  # after reset, the same game gives the same trace
 
 
-def test_update_rounds_enter_the_trace():
-    h = Hedge(3)
-    h.update([0.0, 1.0, 0.5])
-    h.run(np.array([[1.0, 0.0, 0.0]]), reset=False)
-    assert h.n_rounds_ == 2 and h.trace_.loss[0] == pytest.approx(0.5)
+@pytest.mark.parametrize("name, make, feed", GAMES, ids=GAME_IDS)
+def test_callable_feedback_sees_what_is_played(name, make, feed):
+    F = feed(np.random.default_rng(3), 15)
+    a, b = make(), make()
+    seen = []
+
+    def environment(t, play):
+        seen.append(play.copy())
+        return F[5 + t]
+
+    a.run(F[:5])
+    b.run(F[:5])
+    a.run(environment, 10, reset=False)
+    for t in range(10):
+        assert np.array_equal(seen[t], b.predict())
+        b.update(F[5 + t])
+    fields_equal(a.trace_, b.trace_)
+    with pytest.raises(ValueError, match="n_rounds"):
+        a.run(environment)
+    with pytest.raises(ValueError, match="n_rounds"):
+        a.run(F, n_rounds=3)
+
+
+# (learner factory, hyper-parameter, the value set after construction, the same learner
+# built with that value, feedback)
+def _settable():
+    from olbook import OGD
+    from olbook.ogd import project_ball, project_box
+
+    L = np.random.default_rng(4).random((30, 3))
+    B = (L < 0.5) * 1.0
+    B[:, 0] = 0.0
+    G = np.random.default_rng(5).standard_normal((30, 3))
+    ogd = dict(diameter=2.0, lipschitz=2.0)
+    return [
+        (lambda: Hedge(3, eta=0.2), "eta", 1.5, lambda: Hedge(3, eta=1.5), L),
+        (lambda: Hedge(3), "eta", "doubling", lambda: Hedge(3, eta="doubling"), L),
+        (
+            lambda: Hedge(3, eta="tuned", horizon=10),
+            "horizon",
+            400,
+            lambda: Hedge(3, eta="tuned", horizon=400),
+            L,
+        ),
+        (lambda: Hedge(2), "n_experts", 3, lambda: Hedge(3), L),
+        (lambda: Hedge(3), "bounded", False, lambda: Hedge(3, bounded=False), 5 * L),
+        (
+            lambda: WeightedMajority(3, 0.5),
+            "beta",
+            0.2,
+            lambda: WeightedMajority(3, 0.2),
+            B,
+        ),
+        (lambda: WeightedMajority(2), "n_experts", 3, lambda: WeightedMajority(3), B),
+        (lambda: Halving(2), "n_experts", 3, lambda: Halving(3), B),
+        (
+            lambda: OGD(np.zeros(3), eta=0.1),
+            "eta",
+            0.7,
+            lambda: OGD(np.zeros(3), eta=0.7),
+            G,
+        ),
+        (
+            lambda: OGD(np.zeros(3), eta="anytime", **ogd),
+            "diameter",
+            0.5,
+            lambda: OGD(np.zeros(3), eta="anytime", diameter=0.5, lipschitz=2.0),
+            G,
+        ),
+        (
+            lambda: OGD(np.zeros(3), eta="anytime", **ogd),
+            "lipschitz",
+            8.0,
+            lambda: OGD(np.zeros(3), eta="anytime", diameter=2.0, lipschitz=8.0),
+            G,
+        ),
+        (
+            lambda: OGD(np.zeros(3), eta="tuned", horizon=4, **ogd),
+            "horizon",
+            900,
+            lambda: OGD(np.zeros(3), eta="tuned", horizon=900, **ogd),
+            G,
+        ),
+        (
+            lambda: OGD(np.zeros(3), eta=0.5),
+            "projection",
+            project_box(-0.2, 0.2),
+            lambda: OGD(np.zeros(3), eta=0.5, projection=project_box(-0.2, 0.2)),
+            G,
+        ),
+        (
+            lambda: OGD(np.zeros(3), eta=0.5, projection=project_ball(0.1)),
+            "x0",
+            np.full(3, 0.05),
+            lambda: OGD(np.full(3, 0.05), eta=0.5, projection=project_ball(0.1)),
+            G,
+        ),
+    ]
+
+
+SETTABLE = _settable()
+SETTABLE_IDS = [
+    f"{make().__class__.__name__}.{p}={v!r}" for make, p, v, _, _ in SETTABLE
+]
+
+
+@pytest.mark.parametrize("make, param, value, built, F", SETTABLE, ids=SETTABLE_IDS)
+def test_hyper_parameter_set_after_construction_is_used(make, param, value, built, F):
+    """Setting a hyper-parameter takes effect when the next game starts (never frozen in
+    __init__); during a game the change is refused, the learner unchanged."""
+    want = built().run(F)
+    # set before the first game: run, update and reset all start the game with it
+    a = make()
+    setattr(a, param, value)
+    if hasattr(a, "eta_at"):
+        assert a.eta_at(7) == built().eta_at(7)
+    if hasattr(a, "regret_bound") and getattr(a, "bounded", True):
+        try:
+            bound = built().regret_bound(30)
+        except ValueError:  # OGD without D and G has none
+            bound = None
+        if bound is not None:
+            assert a.regret_bound(30) == bound
+    fields_equal(a.run(F), want)
+    b = make()
+    setattr(b, param, value)
+    for row in F:
+        b.update(row)
+    fields_equal(b.trace_, want)
+    # set during a game: refused at the next call, the learner unchanged; reset uses it
+    c = make()
+    c.run(np.minimum(F[:5, : getattr(c, "n_experts", F.shape[1])], 1.0))
+    before = pickle.dumps(c.__dict__)
+    setattr(c, param, value)
+    for call in (lambda: c.update(F[5]), c.predict, lambda: c.run(F, reset=False)):
+        with pytest.raises(ValueError, match=f"{param} was changed during the game"):
+            call()
+    setattr(c, param, getattr(make(), param))
+    assert pickle.dumps(c.__dict__) == before
+    setattr(c, param, value)
+    c.reset()
+    fields_equal(c.run(F), want)
+
+
+def test_weighted_majority_beta_drives_learning_and_bound():
+    """wm.beta set after construction changes both the learning and mistake_bound."""
+    B = (np.random.default_rng(6).random((200, 5)) < 0.5) * 1.0
+    wm = WeightedMajority(5, beta=0.5)
+    wm.beta = 0.125
+    ref = WeightedMajority(5, beta=0.125)
+    assert wm.mistake_bound(10) == ref.mistake_bound(10)
+    assert wm.run(B).loss.sum() == ref.run(B).loss.sum() == wm_exact(B, Fraction(1, 8))
+    assert np.array_equal(wm.weights_, ref.weights_)
+
+
+@pytest.mark.parametrize("name, make, feed", GAMES, ids=GAME_IDS)
+def test_validation_writes_no_state(name, make, feed):
+    a = make()
+    before = pickle.dumps(a)
+    a._validate_params()
+    a.predict()
+    assert len(a.trace_) == 0 and a.n_rounds_ == 0
+    assert pickle.dumps(a) == before
+    a.run(feed(np.random.default_rng(7), 5))
+    mid = pickle.dumps(a)
+    a._validate_params()
+    assert pickle.dumps(a) == mid
+
+
+@pytest.mark.parametrize("name, make, feed", GAMES, ids=GAME_IDS)
+def test_rejected_calls_leave_the_learner_unchanged(name, make, feed):
+    F = feed(np.random.default_rng(8), 12)
+    fresh = make()
+    snap = pickle.dumps(fresh)
+    for bad in (F[:, :2], F[0, :2], np.full_like(F[0], np.nan)):
+        call = fresh.run if bad.ndim == 2 else fresh.update
+        with pytest.raises(ValueError):
+            call(bad)
+        assert pickle.dumps(fresh) == snap  # still before its first game
+    a = make()
+    a.run(F[:6])
+    snap = pickle.dumps(a)
+
+    def fails_at_round_3(t, play):
+        if t == 3:
+            raise ValueError("the environment gives up")
+        return F[t]
+
+    rejected = [
+        lambda: a.update(F[0, :2]),
+        lambda: a.update([np.inf] * F.shape[1]),
+        lambda: a.run(F[:, :2], reset=False),
+        lambda: a.run(F[:, :2]),  # a rejected run with reset=True does not reset
+        lambda: a.run(fails_at_round_3, 6, reset=False),
+        lambda: a.run(fails_at_round_3, 6),
+        lambda: a.run(F, n_rounds=5),
+        lambda: a.run(F, reset="yes"),
+    ]
+    for call in rejected:
+        with pytest.raises(ValueError):
+            call()
+        assert pickle.dumps(a) == snap
+    bad_param = "n_experts" if hasattr(a, "n_experts") else "x0"
+    good = getattr(a, bad_param)
+    setattr(a, bad_param, 0 if bad_param == "n_experts" else [[1.0]])
+    snap = pickle.dumps(a)
+    for call in (a.reset, lambda: a.run(F)):
+        with pytest.raises(ValueError, match=bad_param):
+            call()
+        assert pickle.dumps(a) == snap
+    setattr(a, bad_param, good)
+
+
+@pytest.mark.parametrize("name, make, feed", GAMES, ids=GAME_IDS)
+def test_pickled_game_continues_identically(name, make, feed):
+    F = feed(np.random.default_rng(9), 30)
+    a = make()
+    for k, row in enumerate(F[:10]):
+        a.update(row) if k % 2 else a.run(F[k : k + 1], reset=False)
+    b = pickle.loads(pickle.dumps(a))
+    assert np.array_equal(a.predict(), b.predict())
+    fields_equal(a.run(F[10:], reset=False), b.run(F[10:], reset=False))
+    fields_equal(a.trace_, b.trace_)
+    c = pickle.loads(pickle.dumps(make()))  # a learner that has not played yet
+    fields_equal(c.run(F), make().run(F))
+
+
+def test_hedge_state_against_reference_rules():
+    """Hedge's distribution after every round, at non-default rates, against the rule
+    p_{t,i} proportional to exp(-eta_t L_{t-1,i}) written in plain numpy."""
+    rng = np.random.default_rng(10)
+    m, T = 5, 40
+    L = rng.random((T, m))
+    for eta in (0.9, "anytime", "tuned", "doubling"):
+        h = Hedge(m, eta=eta, horizon=T if eta == "tuned" else None)
+        start, n = 0, 1  # the doubling trick's epoch
+        for t in range(1, T + 1):
+            if eta == "doubling" and t > start + n:
+                start, n = start + n, 2 * n
+            rate = {
+                "anytime": math.sqrt(8 * math.log(m) / t),
+                "tuned": math.sqrt(8 * math.log(m) / T),
+                "doubling": math.sqrt(8 * math.log(m) / n),
+            }.get(eta, eta)
+            past = (
+                L[start : t - 1].sum(axis=0) if eta == "doubling" else L[: t - 1].sum(0)
+            )
+            w = np.exp(-rate * past)
+            p = w / w.sum()
+            assert np.allclose(h.predict(), p, rtol=1e-12, atol=0), (eta, t)
+            assert h.update(L[t - 1]) == pytest.approx(p @ L[t - 1], rel=1e-12)
+        assert np.allclose(h.expert_loss_, L.sum(axis=0), rtol=1e-13)
+
+
+@pytest.mark.parametrize("beta", [Fraction(1, 4), Fraction(1, 8)])
+def test_weighted_majority_state_against_reference_rule(beta):
+    """WM's weights are beta^(mistakes of each expert), exactly (dyadic beta); a round is a
+    mistake when the weight of the wrong experts is at least half (exact arithmetic)."""
+    B = (np.random.default_rng(11).random((40, 6)) < 0.45) * 1.0
+    wm = WeightedMajority(6, beta=float(beta))
+    w = [Fraction(1)] * 6
+    for row in B:
+        wrong = sum((wi for wi, e in zip(w, row, strict=True) if e), Fraction(0))
+        assert wm.update(row) == float(wrong >= sum(w) - wrong)
+        w = [wi * beta if e else wi for wi, e in zip(w, row, strict=True)]
+        assert np.array_equal(wm.weights_, [float(wi) for wi in w])
+    assert np.array_equal(wm.expert_loss_, B.sum(axis=0))

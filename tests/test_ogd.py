@@ -27,15 +27,54 @@ def test_projections():
 
 def test_step_and_trace():
     o = OGD([0.0, 0.0], eta=0.5)
-    assert np.array_equal(o.update([2.0, -2.0]), [-1.0, 1.0])
+    assert o.update([2.0, -2.0]) == 0.0  # the linear loss g . x_1 at x_1 = 0
+    assert np.array_equal(o.predict(), [-1.0, 1.0])
+    assert o.update([1.0, 3.0]) == 2.0  # g . x_2 = -1 + 3
     tr = o.run(lambda t, x: np.ones(2), 3)
     assert np.array_equal(tr.points, [[0, 0], [-0.5, -0.5], [-1, -1]])
     assert np.array_equal(tr.gradients, np.ones((3, 2)))
+    assert np.array_equal(tr.loss, [0.0, -1.0, -2.0])
+    assert np.array_equal(tr.cumulative_loss, [0.0, -1.0, -3.0])
     assert (
         o.trace_ is not tr
         and np.array_equal(o.trace_.points, tr.points)
         and o.n_rounds_ == 3
     )
+    same = OGD([0.0, 0.0], eta=0.5).run(np.ones((3, 2)))  # gradients given as an array
+    for f in ("loss", "cumulative_loss", "points", "gradients"):
+        assert np.array_equal(getattr(same, f), getattr(tr, f))
+    assert same.regret is None and same.best_loss is None  # experts' fields
+
+
+@pytest.mark.parametrize("eta", [0.3, "anytime", "tuned"])
+@pytest.mark.parametrize("where", ["ball", "box", "none"])
+def test_state_against_reference_rule(eta, where):
+    """Every point against x_{t+1} = Proj(x_t - eta_t g_t) written in plain numpy, at
+    non-default steps and radii; the linear losses g_t . x_t against numpy's."""
+    rng = np.random.default_rng(12)
+    T, d, D, G = 40, 3, 1.2, 2.5
+    grads = rng.standard_normal((T, d))
+    proj = {
+        "ball": lambda x: x * min(1.0, 0.6 / np.sqrt(x @ x)) if x @ x > 0 else x,
+        "box": lambda x: np.clip(x, -0.3, 0.5),
+        "none": lambda x: x,
+    }[where]
+    projection = {"ball": project_ball(0.6), "box": project_box(-0.3, 0.5)}.get(where)
+    o = OGD(
+        np.full(d, 0.1),
+        eta=eta,
+        diameter=D,
+        lipschitz=G,
+        horizon=T if eta == "tuned" else None,
+        projection=projection,
+    )
+    x = np.full(d, 0.1)
+    for t in range(1, T + 1):
+        step = {"anytime": D / (G * math.sqrt(t)), "tuned": D / (G * math.sqrt(T))}
+        assert np.allclose(o.predict(), x, rtol=1e-12, atol=1e-15)
+        assert o.update(grads[t - 1]) == pytest.approx(grads[t - 1] @ x, abs=1e-12)
+        x = proj(x - step.get(eta, eta) * grads[t - 1])
+    assert np.allclose(o.x_, x, rtol=1e-12, atol=1e-15)
 
 
 def run_regret(o, losses, grads, T, comparators):
@@ -94,15 +133,17 @@ def test_bound_values():
 def test_validation_and_unchanged_state():
     for bad in [0, -1, float("nan"), "big", True]:
         with pytest.raises(ValueError, match="eta"):
-            OGD([0.0], eta=bad)
+            OGD([0.0], eta=bad).reset()
     with pytest.raises(ValueError, match="diameter"):
-        OGD([0.0], eta="anytime")
+        OGD([0.0], eta="anytime").predict()
     with pytest.raises(ValueError, match="horizon"):
-        OGD([0.0], eta="tuned", diameter=1.0, lipschitz=1.0)
+        OGD([0.0], eta="tuned", diameter=1.0, lipschitz=1.0).update([1.0])
     with pytest.raises(ValueError, match="x0"):
-        OGD([[0.0]], eta=0.1)
+        OGD([[0.0]], eta=0.1).run(np.ones((2, 1)))
+    with pytest.raises(ValueError, match="x0"):
+        OGD(["a"], eta=0.1).reset()
     with pytest.raises(ValueError, match="projection"):
-        OGD([0.0], eta=0.1, projection=3)
+        OGD([0.0], eta=0.1, projection=3).reset()
     o = OGD([0.0, 1.0], eta=0.1)
     o.update([1.0, 1.0])
     before = (o.x_.copy(), o.n_rounds_)
@@ -117,6 +158,11 @@ def test_validation_and_unchanged_state():
     assert np.array_equal(o.x_, before[0]) and o.n_rounds_ == before[1]
     with pytest.raises(ValueError, match="n_rounds"):
         o.run(lambda t, x: x, 0)
+    with pytest.raises(ValueError, match="n_rounds"):
+        o.run(lambda t, x: x)
+    with pytest.raises(ValueError, match=r"shape \(n_rounds, 2\)"):
+        o.run(np.ones((3, 1)))
+    assert np.array_equal(o.x_, before[0]) and o.n_rounds_ == before[1]
 
 
 def test_large_gradients_finite():

@@ -242,7 +242,7 @@ def test_hedge_fixed_rate_regret(game):
     assert math.isclose(
         h.regret_bound(T), math.log(m) / rate + rate * T / 8, rel_tol=1e-12
     )
-    regret = h.learner_loss_ - h.expert_loss_.min()
+    regret = h.cumulative_loss_ - h.expert_loss_.min()
     target(regret / max(bound, 1e-9), label="regret / bound")
     assert regret <= bound + TOL * T
 
@@ -328,8 +328,8 @@ def test_hedge_small_loss_bound(game):
     h.run(L)
     L_star = float(h.expert_loss_.min())
     bound = hedge_small_loss_bound(L_star, m, eta)
-    target(h.learner_loss_ / max(bound, 1e-9), label="loss / bound")
-    assert h.learner_loss_ <= bound + TOL * L.shape[0]
+    target(h.cumulative_loss_ / max(bound, 1e-9), label="loss / bound")
+    assert h.cumulative_loss_ <= bound + TOL * L.shape[0]
 
 
 @given(game=small_loss_games())
@@ -346,7 +346,7 @@ def test_hedge_small_loss_corollary(game):
     assume(L_tilde > 0)
     h = Hedge(m, eta=math.log(1 + math.sqrt(2 * math.log(m) / L_tilde)))
     h.run(L)
-    regret = h.learner_loss_ - float(h.expert_loss_.min())
+    regret = h.cumulative_loss_ - float(h.expert_loss_.min())
     bound = hedge_corollary_bound(L_tilde, m)
     target(regret / max(bound, 1e-9), label="regret / bound")
     assert regret <= bound + TOL * L.shape[0]

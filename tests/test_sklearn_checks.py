@@ -167,7 +167,7 @@ def test_multiclass_on_iris(cls):
 def test_game_predict_reset_pickle(cls):
     """predict changes nothing; reset returns to the initial state; a pickled game continues identically."""
     game, kind = make_game(cls)
-    initial = state(game)
+    initial = state(game.reset())
     play(game, kind, rounds=6, seed=1)
     mid = state(game)
     p = game.predict()
