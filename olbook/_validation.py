@@ -98,6 +98,7 @@ def check_X(
     name: str = "X",
     finite: bool = True,
     estimator=None,
+    allow_empty: bool = False,
 ) -> np.ndarray:
     """Return ``X`` as a C-contiguous 2-D float64 array, or raise ``ValueError``.
 
@@ -116,6 +117,8 @@ def check_X(
     estimator : object, optional
         The learner that checks ``X``; its class name appears in the message
         of a wrong number of features (in scikit-learn's words).
+    allow_empty : bool, default=False
+        Accept 0 rows (a point set may be empty; a training set may not).
     """
     if is_sparse(X):
         raise ValueError(
@@ -136,7 +139,7 @@ def check_X(
             f"with shape {arr.shape}. Reshape your data: X.reshape(-1, 1) for a single "
             "feature, X.reshape(1, -1) for a single example."
         )
-    if arr.shape[0] == 0:
+    if arr.shape[0] == 0 and not allow_empty:
         raise ValueError(f"{name} is empty: it has 0 examples (shape {arr.shape}).")
     if arr.shape[1] == 0:
         raise ValueError(

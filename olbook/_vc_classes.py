@@ -18,7 +18,7 @@ from itertools import product
 import numpy as np
 from scipy.optimize import linprog
 
-from ._validation import check_bool, check_positive_int, non_finite_error
+from ._validation import check_bool, check_positive_int, check_X
 
 __all__ = [
     "check_points",
@@ -37,26 +37,12 @@ def check_points(points, *, dim: int | None = None, name: str = "points") -> np.
     ``n = 0`` is allowed (the empty set); ``d`` must be at least 1, and equal to
     ``dim`` when given. Every coordinate must be finite.
     """
-    try:
-        arr = np.asarray(points, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"{name} must be numeric; could not convert it to float64 ({exc})"
-        ) from None
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_points, dimension); got {arr.ndim}-D with "
-            f"shape {arr.shape}. Points on a line are a column: x.reshape(-1, 1)."
-        )
-    if arr.shape[1] == 0:
-        raise ValueError(f"{name} has dimension 0 (shape {arr.shape}).")
+    arr = check_X(points, name=name, allow_empty=True)
     if dim is not None and arr.shape[1] != dim:
         raise ValueError(
             f"{name} must have dimension {dim} for this class; got shape {arr.shape}."
         )
-    if not np.all(np.isfinite(arr)):
-        raise non_finite_error(arr, name)
-    return np.ascontiguousarray(arr)
+    return arr
 
 
 def check_points_labels(

@@ -194,7 +194,7 @@ def test_reader_class_without_fast_path():
     "points, labels, match",
     [
         (np.zeros(3), np.zeros(3, bool), "2-D"),
-        (np.zeros((3, 0)), np.zeros(3, bool), "dimension 0"),
+        (np.zeros((3, 0)), np.zeros(3, bool), "0 feature"),
         (np.array([[0.0], [np.nan], [np.inf]]), np.zeros(3, bool), "1 NaN and 1 inf"),
         (np.zeros((3, 1)), np.zeros(3, int), "boolean"),
         (np.zeros((3, 1)), np.zeros(2, bool), "shape"),
