@@ -49,7 +49,7 @@ def per_step_after(clf, X, y, checkpoints):
             clf.partial_fit(X[s : s + BLOCK], y[s : s + BLOCK])
             best = min(best, (time.perf_counter() - start) / BLOCK)
         done = t + BLOCKS * BLOCK
-        out.append((t, best, clf.alpha_.size))
+        out.append((t, best, clf.dual_coef_.shape[1]))
     return out
 
 
@@ -64,11 +64,11 @@ def main() -> None:
     )
     g = kernels.gaussian(0.5)
     # compile (or load numba's cache)
-    olbook.NORMA(kernel=g, truncation=5).fit(X[:20], y[:20])
+    olbook.NORMA(kernel=g, budget=5).fit(X[:20], y[:20])
     rows = []
 
-    def norma(truncation):
-        return olbook.NORMA(kernel=g, eta=0.2, lam=0.01, truncation=truncation)
+    def norma(budget):
+        return olbook.NORMA(kernel=g, eta=0.2, lam=0.01, budget=budget)
 
     steps = per_step_after(norma(200), X, y, (1_000, 10_000, 100_000))
     for t, per, stored in steps:

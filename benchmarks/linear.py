@@ -3,7 +3,7 @@
 * PA-I and PA-II, one pass over 200,000 x 100: olbook.PassiveAggressive against
   scikit-learn's SGDClassifier(learning_rate="pa1" | "pa2") (the same updates; the
   weights agree to the last bits: olbook adds each score in its fixed blocked order,
-  scikit-learn left to right); OGDClassifier (hinge, eta0/sqrt(t)) against
+  scikit-learn left to right); OGDClassifier (hinge, eta/sqrt(t)) against
   SGDClassifier(loss="hinge", learning_rate="invscaling", power_t=0.5), the same
   step schedule. Target >= 3x.
 * river's PAClassifier and its logistic regression, learning one dict per example,
@@ -86,8 +86,8 @@ def main() -> None:
             lambda: _sgd(loss="hinge", learning_rate="pa2", eta0=1.0),
         ),
         (
-            "OGDClassifier(hinge, eta0/sqrt(t))",
-            lambda: olbook.OGDClassifier(eta0=0.1),
+            "OGDClassifier(hinge, eta/sqrt(t))",
+            lambda: olbook.OGDClassifier(eta=0.1),
             "SGDClassifier(loss='hinge', learning_rate='invscaling', eta0=0.1, power_t=0.5)",
             lambda: _sgd(
                 loss="hinge", learning_rate="invscaling", eta0=0.1, power_t=0.5
@@ -98,7 +98,7 @@ def main() -> None:
         ours().fit(X[:10], y[:10])
         a, t_ol = best_of(lambda ours=ours: ours().fit(X, y), args.repeat)
         b, t_sk = best_of(lambda theirs=theirs: theirs().fit(X, y), args.repeat)
-        rel = float(np.max(np.abs(a.coef_ - b.coef_.ravel())) / np.max(np.abs(b.coef_)))
+        rel = float(np.max(np.abs(a.coef_[0] - b.coef_[0])) / np.max(np.abs(b.coef_)))
         print(
             f"{name}, one pass over {X.shape[0]} x {X.shape[1]}: olbook {t_ol * 1e3:.1f} ms, {peer} "
             f"{t_sk * 1e3:.1f} ms: olbook is {t_sk / t_ol:.1f}x faster (target 3x: "
@@ -136,7 +136,7 @@ def main() -> None:
             (
                 "OGDClassifier(logistic, constant 0.1)",
                 lambda: olbook.OGDClassifier(
-                    loss="logistic", schedule="constant", eta0=0.1
+                    loss="logistic", schedule="constant", eta=0.1
                 ),
                 "river linear_model.LogisticRegression(optim.SGD(0.1), l2=0, intercept_lr=0)",
                 lambda: linear_model.LogisticRegression(
@@ -181,20 +181,26 @@ def main() -> None:
     for name, make, rule, p, q in [
         ("AROW(r=1)", lambda: olbook.AROW(r=1.0), 0, 1.0, 0.0),
         (
-            "ConfidenceWeighted(eta=0.9)",
-            lambda: olbook.ConfidenceWeighted(eta=0.9),
+            "ConfidenceWeighted(confidence=0.9)",
+            lambda: olbook.ConfidenceWeighted(confidence=0.9),
             3,
             phi,
             0.0,
         ),
-        ("SCW(I, C=1, eta=0.9)", lambda: olbook.SCW("I", C=1.0, eta=0.9), 4, phi, 1.0),
+        (
+            "SCW(SCW-I, C=1, confidence=0.9)",
+            lambda: olbook.SCW("SCW-I", C=1.0, confidence=0.9),
+            4,
+            phi,
+            1.0,
+        ),
     ]:
         make().fit(X2[:10], y2[:10])
         fitted, t_ol = best_of(lambda make=make: make().fit(X2, y2), args.repeat)
         ref, t_np = best_of(
             lambda rule=rule, p=p, q=q: numpy_gaussian(X2, y2, rule, p, q), 1
         )
-        close = bool(np.allclose(fitted.coef_, ref, rtol=1e-6, atol=1e-9))
+        close = bool(np.allclose(fitted.coef_[0], ref, rtol=1e-6, atol=1e-9))
         print(
             f"{name}, full covariance, {X2.shape[0]} x {X2.shape[1]}: olbook {t_ol * 1e3:.0f} ms "
             f"({fitted.n_updates_} updates), numpy loop {t_np * 1e3:.0f} ms: {t_np / t_ol:.1f}x faster "

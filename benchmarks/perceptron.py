@@ -106,9 +106,9 @@ def main() -> None:
 
     gb = X.nbytes / 1e9
     frac, frac_avg = t_copy / t_ol, t_copy / t_ola
-    same = np.array_equal(ours.coef_, theirs.coef_[0])
+    same = np.array_equal(ours.coef_, theirs.coef_)
     diff_avg = float(
-        np.max(np.abs(ours_avg.coef_ - theirs_avg.coef_[0]))
+        np.max(np.abs(ours_avg.coef_ - theirs_avg.coef_))
         / np.max(np.abs(theirs_avg.coef_))
     )
     print(
@@ -119,7 +119,7 @@ def main() -> None:
     )
     print(
         f"weights identical to scikit-learn's Perceptron: {same}; same as the numpy loop: "
-        f"{np.allclose(ours.coef_, plain)}; averaged vs SGDClassifier(average=True): largest relative "
+        f"{np.allclose(ours.coef_[0], plain)}; averaged vs SGDClassifier(average=True): largest relative "
         f"difference {diff_avg:.1e}"
     )
     print(
