@@ -209,7 +209,7 @@ class Kernel:
         return hash((type(self).__name__, tuple(self._params().items())))
 
 
-class _Linear(Kernel):
+class _LinearKernel(Kernel):
     r""":math:`k(\mathbf x, \mathbf y) = \mathbf x^\top\mathbf y`."""
 
     name = "linear"
@@ -226,10 +226,10 @@ class _Linear(Kernel):
 
 #: The linear kernel :math:`k(\mathbf x, \mathbf y) = \mathbf x^\top\mathbf y`
 #: (a kernel callable itself, not a factory: ``linear(X, Y)``).
-linear = _Linear()
+linear = _LinearKernel()
 
 
-class _Polynomial(Kernel):
+class _PolynomialKernel(Kernel):
     name = "polynomial"
 
     def __init__(self, degree: int, coef0: float):
@@ -278,10 +278,10 @@ def polynomial(degree: int = 2, coef0: float = 1.0) -> Kernel:
         raise ValueError(
             f"{exc} (With coef0 < 0 the polynomial is not a kernel in general.)"
         ) from None
-    return _Polynomial(int(degree), float(coef0))
+    return _PolynomialKernel(int(degree), float(coef0))
 
 
-class _Gaussian(Kernel):
+class _GaussianKernel(Kernel):
     name = "gaussian"
     _root = False  # exp(-gamma * distance^2); the Laplacian subclass takes the distance itself
 
@@ -312,10 +312,10 @@ def gaussian(gamma: float = 1.0) -> Kernel:
     ValueError
         If ``gamma`` is not a finite number > 0.
     """
-    return _Gaussian(check_positive_float(gamma, "gamma"))
+    return _GaussianKernel(check_positive_float(gamma, "gamma"))
 
 
-class _Laplacian(_Gaussian):
+class _LaplacianKernel(_GaussianKernel):
     name = "laplacian"
     _root = True
 
@@ -340,7 +340,7 @@ def laplacian(gamma: float = 1.0) -> Kernel:
     ValueError
         If ``gamma`` is not a finite number > 0.
     """
-    return _Laplacian(check_positive_float(gamma, "gamma"))
+    return _LaplacianKernel(check_positive_float(gamma, "gamma"))
 
 
 def gram(kernel, X, Y=None) -> np.ndarray:
