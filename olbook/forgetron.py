@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from ._rowops import row_score
-from ._validation import check_positive_int, non_finite_error
+from ._validation import check_positive_int
 from .kernel_online import StoredExamplesLearner
 from .kernels import expansion_value
 
@@ -114,12 +114,19 @@ class Forgetron(StoredExamplesLearner):
     Parameters
     ----------
     budget : int >= 1, default=100
+        The cap on the number of stored examples.
     kernel : olbook kernel, default=gaussian(1.0)
+        The kernel :math:`k`, as for :class:`olbook.NORMA`.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes.
 
     Attributes
     ----------
-    support_vectors_, alpha_ : the stored examples, oldest first, and their coefficients.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The stored examples (``n_SV <= budget``), oldest first.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        Their signed coefficients (each :math:`y_i`, shrunk by the later
+        :math:`\phi_t`), as scikit-learn ``SVC``'s ``dual_coef_``.
     Q_ : float
         The accumulated :math:`\psi` of the removals (never above ``15/32 * n_updates_``).
 
@@ -137,6 +144,11 @@ class Forgetron(StoredExamplesLearner):
     array([ 1, -1, -1,  1])
     """
 
+    #: With a full budget it may err for ever on data that is separable in the
+    #: kernel's feature space: an update in the last pass says nothing about
+    #: separability, only that max_iter was reached.
+    _updates_mean_not_separable = False
+
     def __init__(
         self, budget: int = 100, kernel=None, max_iter: int = 1, trace: bool = True
     ):
@@ -152,29 +164,30 @@ class Forgetron(StoredExamplesLearner):
         cap = int(self.budget) + 1
         self._SV, self._beta = np.zeros((cap, n_features)), np.zeros(cap)
         self._state = np.zeros(4)
-        self._publish()
+        self._set_attributes()
 
-    def _publish(self) -> None:
+    def _set_attributes(self) -> None:
         count, head = int(self._state[0]), int(self._state[1])
         order = (head + np.arange(count)) % self._SV.shape[0]
-        self.support_vectors_, self.alpha_ = (
-            self._SV[order].copy(),
-            self._beta[order].copy(),
-        )
+        self._publish(self._SV[order], self._beta[order])
         self.Q_ = float(self._state[2])
 
     def _epoch(self, X, y):
         n = X.shape[0]
         SV, beta, state = self._SV.copy(), self._beta.copy(), self._state.copy()
-        mistakes = np.empty(n, dtype=np.bool_)
-        updates = np.empty(n, dtype=np.bool_)
-        if (
-            forgetron_epoch(
-                X, y, SV, beta, state, self._kernel().spec(), mistakes, updates
-            )
-            >= 0
-        ):
-            raise non_finite_error(X)
+        mistakes, updates = self._flags(n)
+        self._run_loop(
+            X,
+            forgetron_epoch,
+            None,
+            y,
+            SV,
+            beta,
+            state,
+            self._kernel().spec(),
+            mistakes,
+            updates,
+        )
         self._SV, self._beta, self._state = SV, beta, state
-        self._publish()
+        self._set_attributes()
         return mistakes, updates

@@ -13,8 +13,14 @@ example enters with :math:`\alpha_t = -\eta_t\ell'(y_t, f(\mathbf x_t))` (when t
 is not 0). olbook keeps one running scale :math:`s` with
 :math:`\alpha_i = s\beta_i`, so the shrink costs :math:`O(1)`, not one multiplication
 per stored term; the scale is folded back into the :math:`\beta_i` before it
-underflows. With ``truncation=tau`` only the last :math:`\tau` terms are kept (a
-ring buffer), so a step costs :math:`O(\tau d)` however long the stream.
+underflows. With ``budget=tau`` only the last :math:`\tau` terms are kept
+(truncation, in a ring buffer), so a step costs :math:`O(\tau d)` however long the
+stream.
+
+Every kernel learner here (and :class:`olbook.Forgetron`) exposes its hypothesis
+as scikit-learn's ``SVC`` does: ``support_vectors_`` of shape (n_SV, d), the
+stored examples, and ``dual_coef_`` of shape (1, n_SV), their signed coefficients
+(:math:`\alpha_i` of the expansion; :math:`y_i\alpha_i` in the SVM's notation).
 
 Losses (``y`` in {-1, +1}): ``"hinge"`` with margin :math:`\rho`,
 :math:`\ell = \max(0, \rho - yf)`, whose subgradient :math:`-y` is taken when
@@ -50,7 +56,6 @@ from ._validation import (
     check_positive_int,
     check_rng,
     check_X,
-    non_finite_error,
 )
 from .kernels import expansion_value
 
@@ -122,7 +127,7 @@ def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, upd
         updates[i] = g != 0.0
         if updates[i]:
             slot = (head + count) % cap
-            if count == cap:  # truncation: the newest replaces the oldest
+            if count == cap:  # budget full: the newest replaces the oldest
                 slot = head
                 head = (head + 1) % cap
             else:
@@ -139,7 +144,13 @@ def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, upd
 
 
 class StoredExamplesLearner(OnlineLearner):
-    """Shared code of the kernel learners that keep ``support_vectors_`` and ``alpha_``.
+    """Shared code of the kernel learners that keep ``support_vectors_`` and ``dual_coef_``.
+
+    The fitted hypothesis has scikit-learn ``SVC``'s attributes and shapes:
+    ``support_vectors_`` (n_SV, n_features), the stored examples, and
+    ``dual_coef_`` (1, n_SV), their signed coefficients :math:`\\alpha_j`, so that
+    :math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)`
+    (``dual_coef_[0]`` is the vector of the :math:`\\alpha_j`).
 
     ``kernel`` (an olbook kernel, default ``gaussian(1.0)``) is checked at fit time;
     ``decision_function`` sums :math:`\\alpha_j k(\\mathbf x_j, \\mathbf x)` over the
@@ -150,7 +161,12 @@ class StoredExamplesLearner(OnlineLearner):
         return _kernels.gaussian(1.0) if self.kernel is None else self.kernel
 
     def _check_fitted(self) -> None:
-        check_is_fitted(self, "alpha_")
+        check_is_fitted(self, "dual_coef_")
+
+    def _publish(self, support_vectors: np.ndarray, coefs: np.ndarray) -> None:
+        """Set ``support_vectors_`` and ``dual_coef_`` (copies) from the stored terms."""
+        self.support_vectors_ = np.array(support_vectors, dtype=np.float64)
+        self.dual_coef_ = np.array(coefs, dtype=np.float64).reshape(1, -1)
 
     def _check_kernel(self) -> None:
         k = self._kernel()
@@ -164,10 +180,10 @@ class StoredExamplesLearner(OnlineLearner):
         """:math:`f(\\mathbf x) = \\sum_j \\alpha_j k(\\mathbf x_j, \\mathbf x)` over the stored examples."""
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
-        if self.alpha_.size == 0:
+        if self.dual_coef_.size == 0:
             return np.zeros(Xa.shape[0])
         return row_dots(
-            _kernels.gram(self._kernel(), Xa, self.support_vectors_), self.alpha_
+            _kernels.gram(self._kernel(), Xa, self.support_vectors_), self.dual_coef_[0]
         )
 
 
@@ -180,25 +196,34 @@ class NORMA(StoredExamplesLearner):
         :data:`olbook.kernels.linear`, :func:`~olbook.kernels.polynomial`,
         :func:`~olbook.kernels.gaussian` or :func:`~olbook.kernels.laplacian`.
     eta : float > 0 or callable, default=0.1
-        The step :math:`\eta_t`: a constant, or a function of the (1-based) round
-        ``t`` counted over every call (e.g. :func:`decaying_eta`).
+        The step size :math:`\eta_t`: a constant, or a function of the (1-based)
+        round ``t`` counted over every call (e.g. :func:`decaying_eta`).
     lam : float >= 0, default=0.01
         The regularization :math:`\lambda`; every step needs :math:`\eta_t\lambda < 1`.
     loss : {"hinge", "logistic", "squared"}, default="hinge"
+        The loss :math:`\ell(y, f(\mathbf x))` whose regularized risk each step
+        descends (see the module docstring).
     rho : float >= 0, default=1.0
         The margin of the hinge loss (its starting value with ``nu``).
     nu : float in (0, 1), optional
         Learn the margin as NORMA\ :sub:`ν` does (hinge loss only).
-    truncation : int >= 1, optional
-        Keep only the last ``truncation`` terms of the expansion.
+    budget : int >= 1, optional
+        The cap on the number of stored examples: only the last ``budget`` terms
+        of the expansion are kept (truncation, book section 7.2); ``None`` keeps
+        every term. The same meaning as :class:`BudgetPerceptron`'s and
+        :class:`olbook.Forgetron`'s ``budget``, which differ in *which* example
+        they discard.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes.
 
     Attributes
     ----------
-    support_vectors_ : ndarray of shape (m, d)
+    support_vectors_ : ndarray of shape (n_SV, n_features)
         The stored examples, oldest first.
-    alpha_ : ndarray of shape (m,)
-        Their coefficients :math:`\alpha_i` (the running scale applied).
+    dual_coef_ : ndarray of shape (1, n_SV)
+        Their coefficients :math:`\alpha_i` (the running scale applied), signed,
+        as scikit-learn ``SVC``'s ``dual_coef_``: ``dual_coef_[0]`` is
+        :math:`\boldsymbol\alpha`.
     rho_ : float
         The current margin.
     t_ : int
@@ -219,6 +244,21 @@ class NORMA(StoredExamplesLearner):
 
     _loss_code = None
 
+    @property
+    def _updates_mean_not_separable(self) -> bool:
+        """Whether updates in a last pass say the data may not be separable.
+
+        Only for the hinge loss with a fixed margin and no regularization
+        (``lam=0``, ``nu=None``): NORMA is then the perceptron with margin
+        :math:`\\rho` in the kernel's feature space, which stops updating on data
+        separable there. The logistic and squared losses update on (nearly)
+        every round; with ``lam > 0`` every term shrinks each round and with
+        ``nu`` the margin grows between errors, so the updates may go on for
+        ever on separable data: ``fit`` then warns only that ``max_iter`` was
+        reached (the base class reads this switch).
+        """
+        return self.loss == "hinge" and self.nu is None and float(self.lam) == 0.0
+
     def __init__(
         self,
         kernel=None,
@@ -227,7 +267,7 @@ class NORMA(StoredExamplesLearner):
         loss: str = "hinge",
         rho: float = 1.0,
         nu: float | None = None,
-        truncation: int | None = None,
+        budget: int | None = None,
         max_iter: int = 1,
         trace: bool = True,
     ):
@@ -239,7 +279,7 @@ class NORMA(StoredExamplesLearner):
             loss,
             rho,
         )
-        self.nu, self.truncation, self.max_iter = nu, truncation, max_iter
+        self.nu, self.budget, self.max_iter = nu, budget, max_iter
 
     def _validate_params(self) -> None:
         self._check_kernel()
@@ -254,8 +294,8 @@ class NORMA(StoredExamplesLearner):
                     f"nu={self.nu!r} (a learned margin) needs loss='hinge'; "
                     f"got loss={self.loss!r}."
                 )
-        if self.truncation is not None:
-            check_positive_int(self.truncation, "truncation")
+        if self.budget is not None:
+            check_positive_int(self.budget, "budget")
         check_positive_int(self.max_iter, "max_iter")
         if not callable(self.eta):
             eta = check_positive_float(self.eta, "eta")
@@ -295,8 +335,7 @@ class NORMA(StoredExamplesLearner):
 
     def _set_attributes(self) -> None:
         order = self._order()
-        self.support_vectors_ = self._SV[order].copy()
-        self.alpha_ = self._beta[order] * self._state[2]
+        self._publish(self._SV[order], self._beta[order] * self._state[2])
         self.rho_ = float(self._state[3])
 
     def _loss(self) -> int:
@@ -307,27 +346,25 @@ class NORMA(StoredExamplesLearner):
         etas = self._etas(self.t_, n)
         count, head = int(self._state[0]), int(self._state[1])
         cap_now = self._SV.shape[0]
-        if self.truncation is not None:
-            cap = int(self.truncation)
-        else:
-            cap = count + n
+        cap = count + n if self.budget is None else int(self.budget)
         order = (
             (head + np.arange(count)) % cap_now
             if cap_now
             else np.zeros(0, dtype=np.int64)
         )
-        # a smaller truncation keeps the newest
+        # a smaller budget keeps the newest
         keep = order[-cap:] if count > cap else order
         SV = np.zeros((cap, d))
         beta = np.zeros(cap)
         SV[: keep.size], beta[: keep.size] = self._SV[keep], self._beta[keep]
         state = self._state.copy()
         state[0], state[1] = keep.size, 0
-        mistakes = np.empty(n, dtype=np.bool_)
-        updates = np.empty(n, dtype=np.bool_)
+        mistakes, updates = self._flags(n)
         nu = -1.0 if self.nu is None else float(self.nu)
-        bad = norma_epoch(
+        self._run_loop(
             X,
+            norma_epoch,
+            None,
             y,
             SV,
             beta,
@@ -340,8 +377,6 @@ class NORMA(StoredExamplesLearner):
             mistakes,
             updates,
         )
-        if bad >= 0:
-            raise non_finite_error(X)
         self._SV, self._beta, self._state, self.t_ = SV, beta, state, self.t_ + n
         self._set_attributes()
         return mistakes, updates
@@ -350,7 +385,7 @@ class NORMA(StoredExamplesLearner):
         """:math:`f(\\mathbf x) = \\sum_i \\alpha_i k(\\mathbf x_i, \\mathbf x)`, summed oldest first."""
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
-        if self.alpha_.size == 0:
+        if self.dual_coef_.size == 0:
             return np.zeros(Xa.shape[0])
         K = _kernels.gram(self._kernel(), Xa, self.support_vectors_)
         # the loop's order and scale
@@ -359,10 +394,10 @@ class NORMA(StoredExamplesLearner):
     def rkhs_norm(self) -> float:
         """:math:`\\|f\\| = \\sqrt{\\boldsymbol\\alpha^\\top K\\boldsymbol\\alpha}` of the current hypothesis."""
         self._check_fitted()
-        if self.alpha_.size == 0:
+        if self.dual_coef_.size == 0:
             return 0.0
         K = _kernels.gram(self._kernel(), self.support_vectors_)
-        a = np.ascontiguousarray(self.alpha_)
+        a = np.ascontiguousarray(self.dual_coef_[0])
         return math.sqrt(max(0.0, float(row_dots(a[None, :], row_dots(K, a))[0])))
 
 
@@ -374,10 +409,24 @@ class KernelPerceptron(NORMA):
     with :math:`\lambda = 0`, :math:`\eta = 1` and the perceptron's update rule;
     with the linear kernel it makes the updates of :class:`olbook.Perceptron`.
 
+    It has no ``budget``: every example it errs on is stored
+    (:class:`BudgetPerceptron` and :class:`olbook.Forgetron` are the kernel
+    perceptron with a budget, NORMA's ``budget`` keeps the newest terms).
+
     Parameters
     ----------
     kernel : olbook kernel, default=gaussian(1.0)
+        The kernel :math:`k`, as for :class:`NORMA`.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes.
+
+    Attributes
+    ----------
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The examples it erred on (a tie counts), oldest first.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        Their labels :math:`y_i`, the coefficients of the expansion.
+    trace_, mistakes_, n_updates_, n_iter_, converged_ : as in :class:`olbook.Perceptron`.
 
     Examples
     --------
@@ -395,8 +444,9 @@ class KernelPerceptron(NORMA):
 
     _loss_code = 3
 
-    # NORMA's other hyper-parameters, fixed (class attributes, not parameters)
-    eta, lam, loss, rho, nu, truncation = 1.0, 0.0, "hinge", 0.0, None, None
+    # NORMA's other hyper-parameters, fixed (class attributes, not parameters); no
+    # budget: every example it errs on is stored (BudgetPerceptron and Forgetron cap it)
+    eta, lam, loss, rho, nu, budget = 1.0, 0.0, "hinge", 0.0, None, None
 
     def __init__(self, kernel=None, max_iter: int = 1, trace: bool = True):
         self.trace = trace
@@ -452,14 +502,24 @@ class BudgetPerceptron(StoredExamplesLearner):
     Parameters
     ----------
     budget : int >= 1, default=100
+        The cap on the number of stored examples.
     kernel : olbook kernel, default=gaussian(1.0)
+        The kernel :math:`k`, as for :class:`NORMA`.
     policy : {"random"}, default="random"
+        Which stored example a mistake with a full budget evicts: one chosen
+        uniformly at random.
     random_state : None, int or numpy Generator
+        The seed of the random evictions.
     max_iter : int, default=1
+        The most passes over the data ``fit`` makes.
 
     Attributes
     ----------
-    support_vectors_, alpha_ : the stored examples and their coefficients (labels).
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The stored examples (``n_SV <= budget``), in their slots' order.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        Their coefficients, the labels :math:`y_i` (signed, as ``SVC``'s).
+    trace_, mistakes_, n_updates_, n_iter_, converged_ : as in :class:`olbook.Perceptron`.
 
     Examples
     --------
@@ -472,6 +532,11 @@ class BudgetPerceptron(StoredExamplesLearner):
     >>> clf.predict(X)
     array([ 1, -1, -1,  1])
     """
+
+    #: With a full budget it may err for ever on data that is separable in the
+    #: kernel's feature space (it discards what it would need): an update in the
+    #: last pass says nothing about separability, only that max_iter was reached.
+    _updates_mean_not_separable = False
 
     def __init__(
         self,
@@ -499,7 +564,7 @@ class BudgetPerceptron(StoredExamplesLearner):
         self._SV, self._alpha = np.zeros((B, n_features)), np.zeros(B)
         self._count = 0
         self._rng = check_rng(self.random_state)
-        self.support_vectors_, self.alpha_ = self._SV[:0].copy(), self._alpha[:0].copy()
+        self._publish(self._SV[:0], self._alpha[:0])
 
     def _epoch(self, X, y):
         n = X.shape[0]
@@ -511,16 +576,20 @@ class BudgetPerceptron(StoredExamplesLearner):
         # rebound on success: a rejected call draws nothing
         rng = copy.deepcopy(self._rng)
         draws = rng.random(n)
-        mistakes = np.empty(n, dtype=np.bool_)
-        updates = np.empty(n, dtype=np.bool_)
-        if (
-            budget_epoch(
-                X, y, SV, alpha, state, draws, self._kernel().spec(), mistakes, updates
-            )
-            >= 0
-        ):
-            raise non_finite_error(X)
+        mistakes, updates = self._flags(n)
+        self._run_loop(
+            X,
+            budget_epoch,
+            None,
+            y,
+            SV,
+            alpha,
+            state,
+            draws,
+            self._kernel().spec(),
+            mistakes,
+            updates,
+        )
         self._SV, self._alpha, self._count, self._rng = SV, alpha, int(state[0]), rng
-        self.support_vectors_ = SV[: self._count].copy()
-        self.alpha_ = alpha[: self._count].copy()
+        self._publish(SV[: self._count], alpha[: self._count])
         return mistakes, updates

@@ -50,7 +50,7 @@ def test_matches_the_rule():
     S, A, Q = reference(X, y, 12, k)
     assert np.array_equal(clf.support_vectors_, S)
     # the brute-force phi is on a 1e-5 grid
-    assert np.allclose(clf.alpha_, A, rtol=1e-4, atol=1e-6)
+    assert np.allclose(clf.dual_coef_[0], A, rtol=1e-4, atol=1e-6)
     assert clf.Q_ == pytest.approx(Q, rel=1e-3)
 
 
@@ -65,9 +65,9 @@ def test_invariant_and_budget(seed, B, gamma):
     X = rng.standard_normal((150, 3))
     y = np.where(rng.random(150) < 0.5, 1.0, -1.0)
     clf = Forgetron(budget=B, kernel=kernels.gaussian(gamma)).fit(X, y)
-    assert clf.alpha_.size <= B
+    assert clf.dual_coef_.shape[1] <= B
     assert clf.Q_ <= 15 / 32 * clf.n_updates_ + 1e-9  # the self-tuning invariant
-    assert np.all(np.abs(clf.alpha_) <= 1.0 + 1e-12)
+    assert np.all(np.abs(clf.dual_coef_[0]) <= 1.0 + 1e-12)
 
 
 def test_shrink_is_the_largest_feasible_phi():
@@ -93,7 +93,7 @@ def test_equals_the_kernel_perceptron_below_its_budget_and_bad_input():
     a = Forgetron(budget=500).fit(X, y)
     b = olbook.KernelPerceptron().fit(X, y)
     assert np.array_equal(a.trace_.updates, b.trace_.updates) and np.array_equal(
-        a.alpha_, b.alpha_
+        a.dual_coef_[0], b.dual_coef_[0]
     )
     with pytest.raises(ValueError, match="budget"):
         Forgetron(budget=0).fit(X, y)
@@ -128,14 +128,14 @@ def test_each_shrink_is_the_bisection_of_the_definition_and_reaches_the_cap(B):
     clf.partial_fit(X[:1], y[:1], classes=[-1, 1])
     shrinks = 0
     for t in range(1, len(y)):
-        S, A, Q, M = clf.support_vectors_, clf.alpha_, clf.Q_, clf.n_updates_
+        S, A, Q, M = clf.support_vectors_, clf.dual_coef_[0], clf.Q_, clf.n_updates_
         clf.partial_fit(X[t : t + 1], y[t : t + 1])
         if clf.n_updates_ == M or A.size < B:
             continue
         S2, A2 = np.vstack([S, X[t : t + 1]]), np.append(A, y[t])
         mu = np.sign(A2[0]) * float(k(S2[:1], S2)[0] @ A2)
         phi = _largest_phi_by_bisection(abs(A2[0]), mu, Q, M + 1)
-        assert abs(clf.alpha_[-1]) == pytest.approx(phi, rel=1e-9, abs=1e-12)
+        assert abs(clf.dual_coef_[0][-1]) == pytest.approx(phi, rel=1e-9, abs=1e-12)
         if phi < 1:
             shrinks += 1
             assert clf.Q_ == pytest.approx(15 / 32 * (M + 1), rel=1e-9)

@@ -58,21 +58,21 @@ def _data(seed, n=120, d=3):
 def test_coefficients_equal_the_recursion(loss, nu, tau, k):
     X, y = _data(1)
     eta, lam = 0.3, 0.2
-    clf = NORMA(kernel=k, eta=eta, lam=lam, loss=loss, nu=nu, truncation=tau).fit(X, y)
+    clf = NORMA(kernel=k, eta=eta, lam=lam, loss=loss, nu=nu, budget=tau).fit(X, y)
     S, A, rho = direct_norma(X, y, k, eta, lam, loss, nu=nu, tau=tau)
     assert np.array_equal(clf.support_vectors_, S)
-    assert np.allclose(clf.alpha_, A, rtol=1e-10, atol=1e-14)
+    assert np.allclose(clf.dual_coef_[0], A, rtol=1e-10, atol=1e-14)
     assert clf.rho_ == pytest.approx(rho, rel=1e-12)
 
 
 def test_the_scale_is_folded_back_before_it_underflows():
     # eta lam = 0.5: the scale halves every round and would underflow after about 1100 rounds.
     X, y = _data(2, n=3000)
-    clf = NORMA(kernel=kernels.gaussian(1.0), eta=1.0, lam=0.5, truncation=8).fit(X, y)
+    clf = NORMA(kernel=kernels.gaussian(1.0), eta=1.0, lam=0.5, budget=8).fit(X, y)
     S, A, _ = direct_norma(
         X[-200:], y[-200:], kernels.gaussian(1.0), 1.0, 0.5, "hinge", tau=8
     )
-    assert np.all(np.isfinite(clf.alpha_)) and clf.alpha_.size == 8
+    assert np.all(np.isfinite(clf.dual_coef_[0])) and clf.dual_coef_.shape[1] == 8
     # the last 8 terms are far too recent to feel the start: compare the final hypothesis
     f = clf.decision_function(X[:50])
     g = kernels.gram(kernels.gaussian(1.0), X[:50], S) @ A
@@ -89,7 +89,7 @@ def test_kernel_perceptron_is_norma_at_lambda_zero_and_the_perceptron_for_linear
     a = KernelPerceptron(kernel=g).fit(X2, y2)
     b = NORMA(kernel=g, eta=1.0, lam=0.0, rho=0.0, loss="hinge").fit(X2, y2)
     assert np.array_equal(a.trace_.updates, b.trace_.updates) and np.array_equal(
-        a.alpha_, b.alpha_
+        a.dual_coef_[0], b.dual_coef_[0]
     )
 
 
@@ -124,7 +124,7 @@ def test_truncation_error_never_exceeds_its_bound(seed, tau, eta, lam):
     rounds = np.flatnonzero(clf.trace_.updates)  # the round of each stored term
     t = X.shape[0] - 1
     old = rounds <= t - tau
-    a = clf.alpha_[old]
+    a = clf.dual_coef_[0][old]
     if a.size == 0:
         return
     K = kernels.gram(g, clf.support_vectors_[old])
@@ -138,11 +138,11 @@ def test_truncation_error_never_exceeds_its_bound(seed, tau, eta, lam):
 def test_decaying_schedule_and_bad_input():
     X, y = _data(6, n=30)
     clf = NORMA(eta=decaying_eta(0.5), lam=0.5).fit(X, y)
-    assert clf.t_ == 30 and np.all(np.isfinite(clf.alpha_))
+    assert clf.t_ == 30 and np.all(np.isfinite(clf.dual_coef_[0]))
     for bad in [
         NORMA(eta=2.0, lam=0.5),
         NORMA(lam=-1.0),
-        NORMA(truncation=0),
+        NORMA(budget=0),
         NORMA(eta=0.0),
         NORMA(loss="hinge2"),
         NORMA(nu=0.5, loss="logistic"),
@@ -151,12 +151,12 @@ def test_decaying_schedule_and_bad_input():
     ]:
         with pytest.raises(ValueError):
             bad.fit(X, y)
-    before = clf.alpha_.copy()
+    before = clf.dual_coef_[0].copy()
     with pytest.raises(ValueError, match="non-finite"):
         clf.partial_fit(np.full((2, 3), np.nan), [1, -1])
     with pytest.raises(ValueError, match="features"):
         clf.partial_fit(np.ones((2, 4)), [1, -1])
-    assert np.array_equal(clf.alpha_, before) and clf.t_ == 30
+    assert np.array_equal(clf.dual_coef_[0], before) and clf.t_ == 30
 
 
 def test_budget_perceptron_keeps_its_budget_and_equals_the_kernel_perceptron_below_it():
@@ -169,11 +169,13 @@ def test_budget_perceptron_keeps_its_budget_and_equals_the_kernel_perceptron_bel
     # never full: the same run
     assert np.array_equal(big.trace_.updates, kp.trace_.updates)
     small = BudgetPerceptron(budget=10, kernel=g, random_state=0).fit(X, y)
-    assert small.alpha_.size == 10 and set(np.abs(small.alpha_)) == {1.0}
+    assert small.dual_coef_.shape[1] == 10 and set(np.abs(small.dual_coef_[0])) == {1.0}
     again = BudgetPerceptron(budget=10, kernel=g, random_state=0).fit(X, y)
-    assert np.array_equal(small.alpha_, again.alpha_)  # seeded: reproducible
+    assert np.array_equal(
+        small.dual_coef_[0], again.dual_coef_[0]
+    )  # seeded: reproducible
     f = small.decision_function(X[:5])
-    ref = kernels.gram(g, X[:5], small.support_vectors_) @ small.alpha_
+    ref = kernels.gram(g, X[:5], small.support_vectors_) @ small.dual_coef_[0]
     assert np.allclose(f, ref, rtol=1e-12, atol=1e-14)
     with pytest.raises(ValueError, match="budget"):
         BudgetPerceptron(budget=0).fit(X, y)
@@ -190,6 +192,153 @@ def test_norma_with_decaying_eta_pickles_mid_stream():
     copy = pickle.loads(pickle.dumps(clf))
     clf.partial_fit(X[30:], y[30:])
     copy.partial_fit(X[30:], y[30:])
-    np.testing.assert_array_equal(clf.alpha_, copy.alpha_)
+    np.testing.assert_array_equal(clf.dual_coef_[0], copy.dual_coef_[0])
     np.testing.assert_array_equal(clf.trace_.mistakes, copy.trace_.mistakes)
     assert decaying_eta(0.5)(4) == 1.0 / (3.0 * 0.5 * 2.0)
+
+
+# --- issue 23: one name per meaning, scikit-learn's shapes -----------------------------------
+
+
+def test_budget_is_the_old_truncation_on_a_fixed_case():
+    """NORMA(budget=6) gives, to the bit, what NORMA(truncation=6) gave before the rename."""
+    rng = np.random.default_rng(2023)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    clf = NORMA(kernel=kernels.gaussian(0.7), eta=0.3, lam=0.05, rho=0.2, budget=6)
+    clf.fit(X, y)
+    # the values printed by the learner before the rename (parameter truncation=6)
+    old = [
+        -0.2739924764490422,
+        0.27816495070968744,
+        -0.28240096518749996,
+        0.28670148749999996,
+        0.2910675,
+        0.3,
+    ]
+    assert np.array_equal(clf.dual_coef_, [old])
+    assert np.array_equal(clf.support_vectors_, X[[33, 34, 35, 36, 37, 39]])
+    assert (clf.n_updates_, clf.mistakes_) == (29, 14)
+    assert clf.decision_function(X[:3]).sum() == -0.04819235071325291
+    assert "truncation" not in NORMA().get_params()
+    with pytest.raises(TypeError):
+        NORMA(truncation=6)
+
+
+def _kernel_learners():
+    g = kernels.gaussian(0.8)
+    return [
+        NORMA(kernel=g, eta=0.3, lam=0.05, rho=0.5),
+        NORMA(kernel=g, eta=0.3, lam=0.05, budget=7),
+        NORMA(kernel=g, eta=decaying_eta(0.5), lam=0.5, loss="logistic", budget=9),
+        KernelPerceptron(kernel=g, max_iter=2),
+        olbook.BudgetPerceptron(budget=6, kernel=g, random_state=4),
+        olbook.Forgetron(budget=6, kernel=g),
+    ]
+
+
+@pytest.mark.parametrize("est", _kernel_learners(), ids=repr)
+def test_dual_coef_has_svc_shape_and_no_alpha_(est):
+    X, y = _data(8, n=80)
+    with pytest.warns(UserWarning) if est.max_iter > 1 else _no_warning():
+        est.fit(X, y)
+    n_sv = est.support_vectors_.shape[0]
+    assert est.support_vectors_.shape == (n_sv, X.shape[1])
+    assert est.dual_coef_.shape == (1, n_sv) and n_sv > 0
+    assert not hasattr(est, "alpha_")
+    if getattr(est, "budget", None) is not None:
+        assert n_sv <= est.budget
+    # f(x) = sum_j dual_coef_[0, j] k(sv_j, x), as for scikit-learn's SVC
+    ref = kernels.gram(est._kernel(), X[:9], est.support_vectors_) @ est.dual_coef_[0]
+    np.testing.assert_allclose(
+        est.decision_function(X[:9]), ref, rtol=1e-10, atol=1e-12
+    )
+
+
+class _no_warning:
+    def __enter__(self):
+        import warnings
+
+        self._cm = warnings.catch_warnings()
+        self._cm.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+
+def test_no_fitted_alpha_anywhere_in_olbook():
+    """alpha_ is gone: no module of olbook sets a fitted attribute of that name."""
+    import pathlib
+    import re
+
+    for path in pathlib.Path(olbook.__file__).parent.glob("*.py"):
+        src = path.read_text(encoding="utf-8")
+        assert not re.search(r"\balpha_\b", src), path.name
+    X, y = _data(9, n=40)
+    assert not hasattr(
+        olbook.SVM(kernel=kernels.gaussian(1.0), C=1.0).fit(X, y), "alpha_"
+    )
+
+
+def test_the_kernel_perceptron_has_no_budget_parameter():
+    assert "budget" not in KernelPerceptron().get_params()
+    assert KernelPerceptron.budget is None  # NORMA's loop then keeps every term
+
+
+@pytest.mark.parametrize(
+    ("est", "separable_words"),
+    [
+        (NORMA(loss="squared", max_iter=2), False),
+        (NORMA(loss="logistic", max_iter=2), False),
+        (NORMA(loss="hinge", lam=0.01, max_iter=2), False),  # lam > 0 shrinks f
+        (NORMA(loss="hinge", nu=0.5, lam=0.0, max_iter=2), False),  # rho grows
+        (NORMA(loss="hinge", lam=0.0, max_iter=2), True),  # the margin perceptron
+        (KernelPerceptron(kernel=kernels.linear, max_iter=2), True),
+        (olbook.BudgetPerceptron(budget=2, random_state=0, max_iter=2), False),
+        (olbook.Forgetron(budget=2, max_iter=2), False),
+    ],
+    ids=repr,
+)
+def test_separability_is_named_only_where_an_update_means_it(est, separable_words):
+    """On separable data: 'may not be linearly separable' only where updates mean that."""
+    X, y, _ = olbook.data.make_separable(300, 10, margin=0.001, random_state=1)
+    with pytest.warns(olbook.ConvergenceWarning, match="max_iter reached") as rec:
+        est.fit(X, y)
+    text = " ".join(str(w.message) for w in rec)
+    assert ("linearly separable" in text) == separable_words, text
+
+
+@pytest.mark.parametrize("est", _kernel_learners(), ids=repr)
+def test_every_kernel_learner_pickles_and_continues_identically(est):
+    import pickle
+
+    X, y = _data(10, n=90)
+    est.set_params(max_iter=1)
+    est.partial_fit(X[:40], y[:40])
+    twin = pickle.loads(pickle.dumps(est))
+    assert repr(twin) == repr(est)
+    est.partial_fit(X[40:], y[40:])
+    twin.partial_fit(X[40:], y[40:])
+    assert np.array_equal(est.dual_coef_, twin.dual_coef_)
+    assert np.array_equal(est.support_vectors_, twin.support_vectors_)
+    assert np.array_equal(est.trace_.mistakes, twin.trace_.mistakes)
+    # and the unfitted learner too (clone, grid search)
+    assert repr(pickle.loads(pickle.dumps(est.__class__(**est.get_params())))) == repr(
+        est
+    )
+
+
+@pytest.mark.parametrize("est", _kernel_learners(), ids=repr)
+def test_validation_writes_no_state_and_reads_the_current_values(est):
+    X, y = _data(11, n=50)
+    before = dict(est.__dict__)
+    est._validate_params()
+    assert est.__dict__ == before  # validation writes nothing
+    est.set_params(max_iter=0)  # accepted by __init__/set_params, refused at fit
+    with pytest.raises(ValueError, match="max_iter"):
+        est.fit(X, y)
+    est.set_params(max_iter=1)
+    if "budget" in est.get_params():
+        est.set_params(budget=3)  # read when learning starts, not frozen in __init__
+        assert est.fit(X, y).dual_coef_.shape[1] <= 3

@@ -74,7 +74,7 @@ def warm_up():
     X, y = np.array([[0.0], [1.0], [2.0]]), np.array([1.0, -1.0, 1.0])
     AdaBoost(n_estimators=2).fit(X, y)
     for loss in ("hinge", "logistic"):
-        NORMA(kernel=gaussian(1.0), loss=loss, truncation=1).fit(X, y)
+        NORMA(kernel=gaussian(1.0), loss=loss, budget=1).fit(X, y)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -192,9 +192,9 @@ def test_norma_truncation_error(stream):
     clf = NORMA(**params).fit(X, y)
     # the (1-based) round of each stored term, oldest first
     rounds = np.flatnonzero(clf.trace_.updates) + 1
-    assert rounds.size == clf.alpha_.size
+    assert rounds.size == clf.dual_coef_.shape[1]
     removed = rounds <= t - tau
-    a = np.ascontiguousarray(clf.alpha_[removed])
+    a = np.ascontiguousarray(clf.dual_coef_[0][removed])
     K = (
         gram(params["kernel"], clf.support_vectors_[removed])
         if a.size

@@ -387,7 +387,7 @@ def k_gauss(gamma):
 
 
 @pytest.mark.parametrize(
-    ("loss", "nu", "truncation"),
+    ("loss", "nu", "budget"),
     [
         ("hinge", None, None),
         ("hinge", 0.3, None),
@@ -396,10 +396,10 @@ def k_gauss(gamma):
         ("squared", None, None),
     ],
 )
-def test_norma(loss, nu, truncation):
+def test_norma(loss, nu, budget):
     """Kivinen, Smola and Williamson (2004): f <- (1 - eta lam) f - eta l'(f(x), y) k(x, .);
     the hinge loss max(0, rho - y f) (NORMA_nu: rho -= eta(1 - nu) on an update, else
-    rho += eta nu); with truncation only the last terms are kept."""
+    rho += eta nu); with a budget only the last terms are kept (truncation)."""
     eta, lam, rho, gamma = 0.3, 0.05, 0.5, 0.7
     X, y = stream(n=50, d=2, seed=10)
     kern = k_gauss(gamma)
@@ -420,8 +420,8 @@ def test_norma(loss, nu, truncation):
         terms = [[z, (1 - eta * lam) * c] for z, c in terms]
         if g != 0:
             terms.append([x, -eta * g])
-        if truncation is not None:
-            terms = terms[-truncation:]
+        if budget is not None:
+            terms = terms[-budget:]
     clf = olbook.NORMA(
         kernel=gaussian(gamma),
         eta=eta,
@@ -429,9 +429,13 @@ def test_norma(loss, nu, truncation):
         loss=loss,
         rho=0.5,
         nu=nu,
-        truncation=truncation,
+        budget=budget,
     ).fit(X, y)
     np.testing.assert_array_equal(clf.trace_.mistakes, mis)
+    np.testing.assert_array_equal(clf.support_vectors_, [z for z, _ in terms])
+    np.testing.assert_allclose(
+        clf.dual_coef_, [[c for _, c in terms]], rtol=RTOL, atol=1e-12
+    )
     grid = np.random.default_rng(11).normal(size=(20, 2))
     ref = [sum(c * kern(z, q) for z, c in terms) for q in grid]
     np.testing.assert_allclose(clf.decision_function(grid), ref, rtol=1e-9, atol=1e-12)
@@ -455,6 +459,7 @@ def test_kernel_perceptron():
     np.testing.assert_array_equal(clf.trace_.mistakes, mis)
     np.testing.assert_array_equal(clf.trace_.updates, upd)
     np.testing.assert_array_equal(clf.support_vectors_, [z for z, _ in terms])
+    np.testing.assert_array_equal(clf.dual_coef_, [[c for _, c in terms]])
 
 
 def test_budget_perceptron():
@@ -485,4 +490,57 @@ def test_budget_perceptron():
     clf.fit(X, y)
     np.testing.assert_array_equal(clf.trace_.mistakes, mis)
     np.testing.assert_array_equal(clf.support_vectors_, [z for z, _ in slots])
-    np.testing.assert_array_equal(clf.alpha_, [c for _, c in slots])
+    np.testing.assert_array_equal(clf.dual_coef_, [[c for _, c in slots]])
+
+
+def test_forgetron():
+    """Dekel, Shalev-Shwartz and Singer (2008), the self-tuned Forgetron: on a mistake
+    (y f <= 0) the example enters with coefficient y and M grows by one; when that
+    exceeds the budget, every coefficient is multiplied by the largest phi in (0, 1]
+    with Q + psi(sigma phi, phi mu) <= 15 M / 32, psi(l, m) = l^2 + 2 l - 2 l m (sigma
+    the oldest example's |coefficient|, mu its margin under the hypothesis with the new
+    example), Q grows by that psi and the oldest example is removed. phi is found here
+    by bisection on that definition, not by the learner's closed form."""
+    budget = 4
+    X, y = stream(n=70, d=2, seed=14, noise=0.3)
+    kern = k_gauss(0.8)
+    terms, mis, upd = [], [], []  # [x, coefficient], oldest first
+    Q, M, shrinks = 0.0, 0, 0
+    for x, t in zip(X, y, strict=True):
+        f = sum(c * kern(z, x) for z, c in terms)
+        far(f, 0.0, "Forgetron score")
+        mis.append((f > 0) != (t > 0))
+        upd.append(t * f <= 0)
+        if t * f > 0:
+            continue
+        M += 1
+        terms.append([x, float(t)])
+        if len(terms) > budget:
+            z_r, c_r = terms[0]
+            mu = np.sign(c_r) * sum(c * kern(z, z_r) for z, c in terms)
+            sigma = abs(c_r)
+
+            def excess(phi, sigma=sigma, mu=mu, Q=Q, M=M):
+                lam_ = sigma * phi
+                return Q + lam_**2 + 2 * lam_ - 2 * lam_ * (phi * mu) - 15 / 32 * M
+
+            if excess(1.0) <= 0:
+                phi = 1.0
+            else:
+                lo, hi = 0.0, 1.0  # excess(0) = Q - 15 M / 32 <= 0 < excess(1)
+                for _ in range(80):
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if excess(mid) <= 0 else (lo, mid)
+                phi = lo
+                shrinks += 1
+            Q += (sigma * phi) ** 2 + 2 * sigma * phi - 2 * sigma * phi * (phi * mu)
+            terms = [[z, phi * c] for z, c in terms[1:]]
+    assert shrinks > 5, "phi < 1 must occur"
+    clf = olbook.Forgetron(budget=budget, kernel=gaussian(0.8)).fit(X, y)
+    np.testing.assert_array_equal(clf.trace_.mistakes, mis)
+    np.testing.assert_array_equal(clf.trace_.updates, upd)
+    np.testing.assert_array_equal(clf.support_vectors_, [z for z, _ in terms])
+    np.testing.assert_allclose(
+        clf.dual_coef_, [[c for _, c in terms]], rtol=RTOL, atol=1e-12
+    )
+    assert clf.Q_ == pytest.approx(Q, rel=RTOL)
