@@ -24,6 +24,7 @@ from ._validation import (
     check_positive_float,
     check_positive_int,
     check_X,
+    record_feature_names,
 )
 from .margins import is_linearly_separable
 
@@ -121,7 +122,8 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     kernel : callable, default=olbook.kernels.linear
         A kernel ``k(X, Y)`` returning the Gram block, e.g. ``kernels.gaussian(0.5)``.
     C : float or None, default=None
-        Penalty of the slacks; ``None`` is the hard margin (:math:`C = \infty`).
+        The aggressiveness: the penalty of the slacks, which caps every multiplier
+        (:math:`\alpha_i \le C`); ``None`` is the hard margin (:math:`C = \infty`).
     tol : float, default=1e-6
         Stop when the KKT gap :math:`m(\boldsymbol\alpha) - M(\boldsymbol\alpha)`
         of Fan et al. is below ``tol`` (libsvm/SVC default to 1e-3). The gap is in
@@ -130,7 +132,9 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Learn the intercept :math:`b`; ``False`` fixes :math:`b = 0`.
     max_iter : int or None, default=None
-        Cap on the SMO iterations; ``None`` is libsvm's ``max(10**7, 100 n)``.
+        Cap on the SMO iterations (pair updates), scikit-learn ``SVC``'s meaning
+        (not passes over the data, as for the online learners); ``None`` is
+        libsvm's ``max(10**7, 100 n)``.
         Reaching it warns (``ConvergenceWarning``) with a soft margin and raises
         ``ValueError`` with the hard margin (its answer would not be the max-margin one).
     cache_size : float, default=200.0
@@ -150,17 +154,21 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     support_vectors_ : ndarray, shape (n_SV, n_features)
     dual_coef_ : ndarray, shape (1, n_SV)
         :math:`\alpha_i y_i` of the support vectors (as in ``SVC``).
-    intercept_ : float
-        :math:`b`.
-    coef_ : ndarray, shape (n_features,)
-        :math:`\mathbf w = \sum_i\alpha_i y_i\mathbf x_i`; linear kernel only
+    intercept_ : ndarray, shape (1,)
+        :math:`b` (``intercept_[0]``; 0.0 with ``fit_intercept=False``), as in ``SVC``.
+    coef_ : ndarray, shape (1, n_features)
+        :math:`\mathbf w = \sum_i\alpha_i y_i\mathbf x_i` as its row
+        (``w = clf.coef_[0]``, ``SVC``'s shape); linear kernel only
         (``AttributeError`` otherwise: :math:`\mathbf w` lives in feature space).
     margin_ : float
         :math:`1/\|\mathbf w\|` with :math:`\|\mathbf w\|^2 = \sum_{ij}\alpha_i\alpha_j y_i y_j K_{ij}`:
         the geometric margin in feature space (hard margin), the half-width of
         the margin band (soft margin); ``inf`` if :math:`\mathbf w = 0`.
     n_iter_ : int
-        SMO iterations (pair updates).
+        SMO iterations (pair updates; one multiplier at a time with
+        ``fit_intercept=False``), scikit-learn ``SVC``'s meaning (``SVC`` gives
+        it as an array with one entry per pair of classes, shape (1,) for two);
+        not passes over the data, as ``n_iter_`` of the online learners.
     kkt_gap_ : float
         The final KKT gap :math:`m - M` (below ``tol`` unless ``max_iter`` was reached);
         with ``fit_intercept=False``, the largest KKT violation of a single multiplier.
@@ -320,30 +328,31 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.support_ = support
         self.support_vectors_ = Xa[support].copy()
         self.dual_coef_ = coef[None, :].copy()
-        self.intercept_ = (
-            float(intercept_from_gradient(alpha, ya, G, C)) if fit_b else 0.0
+        self.intercept_ = np.array(
+            [float(intercept_from_gradient(alpha, ya, G, C)) if fit_b else 0.0]
         )
         self.margin_ = float(1.0 / np.sqrt(w2)) if w2 > 0.0 else np.inf
         self.n_iter_ = int(n_iter)
         self.kkt_gap_ = float(gap)
         self.classes_ = classes
+        record_feature_names(self, X)
         self.n_features_in_ = Xa.shape[1]
         self._fit_kernel = self.kernel
         self._coef = self._primal_weights() if self._is_linear else None
         return self
 
     def _primal_weights(self) -> np.ndarray:
-        """:math:`\\mathbf w = \\sum_s c_s \\mathbf x_s`, added over the support vectors in order."""
-        return row_dots(
-            np.ascontiguousarray(self.support_vectors_.T), self.dual_coef_[0]
-        )
+        """:math:`\\mathbf w = \\sum_s c_s \\mathbf x_s` as a row (shape (1, d)), added
+        over the support vectors in order."""
+        w = row_dots(np.ascontiguousarray(self.support_vectors_.T), self.dual_coef_[0])
+        return w[None, :]
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, "support_")
 
     @property
     def coef_(self) -> np.ndarray:
-        """:math:`\\mathbf w` (linear kernel only)."""
+        """:math:`\\mathbf w` as the row of an array of shape (1, n_features) (linear kernel only)."""
         self._check_fitted()
         if self._coef is None:
             raise AttributeError(
@@ -363,8 +372,9 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         self._check_fitted()
         Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
+        b = float(self.intercept_[0])
         if self._coef is not None:
-            return row_dots(Xa, self._coef) + self.intercept_
+            return row_dots(Xa, self._coef[0]) + b
         out = np.empty(Xa.shape[0])
         c = self.dual_coef_[0]
         for start in range(0, Xa.shape[0], _CHUNK):
@@ -372,7 +382,7 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
                 self._fit_kernel, Xa[start : start + _CHUNK], self.support_vectors_
             )
             out[start : start + _CHUNK] = row_dots(block, c)
-        return out + self.intercept_
+        return out + b
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels in {-1, +1} (a score of exactly 0 is predicted -1)."""

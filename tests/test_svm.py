@@ -92,7 +92,8 @@ def test_soft_margin_matches_svc(seed, C, kernel):
         np.array_equal(ours.predict(Xt), sk.predict(Xt))
         or np.min(np.abs(sk.decision_function(Xt))) < 1e-4
     )
-    assert ours.intercept_ == pytest.approx(
+    assert ours.intercept_.shape == sk.intercept_.shape == (1,)
+    assert ours.intercept_[0] == pytest.approx(
         float(sk.intercept_[0]), abs=1e-4 * max(1.0, abs(sk.intercept_[0]))
     )
 
@@ -125,7 +126,7 @@ def test_hard_margin_matches_svc_linear_and_rbf(seed):
         )
         sol = np.linalg.solve(A, np.r_[y[S], 0.0])
         np.testing.assert_allclose(ours.dual_coef_[0], sol[:-1], rtol=1e-6, atol=1e-9)
-        assert ours.intercept_ == pytest.approx(sol[-1], rel=1e-6, abs=1e-9)
+        assert ours.intercept_[0] == pytest.approx(sol[-1], rel=1e-6, abs=1e-9)
 
 
 def test_laplacian_matches_svc_precomputed():
@@ -160,7 +161,7 @@ def test_random_problems_match_svc(seed, n, C, gamma):
     # No free multiplier: the KKT conditions fix b only to an interval, and the two solvers may
     # take different points of it (libsvm's midpoint of its own bounded set). The sum
     # sum_i alpha_i y_i k(x_i, x) must still agree.
-    f = ours.decision_function(X) - ours.intercept_
+    f = ours.decision_function(X) - ours.intercept_[0]
     g = sk.decision_function(X) - sk.intercept_[0]
     assert np.max(np.abs(f - g)) <= 1e-4 * max(np.max(np.abs(g)), 1e-12)
 
@@ -189,11 +190,11 @@ def test_hard_margin_equals_scipy_qp(seed):
     )
     assert res.success
     w, b = res.x[:-1], res.x[-1]
-    np.testing.assert_allclose(ours.coef_, w, rtol=1e-5, atol=1e-6)
-    assert ours.intercept_ == pytest.approx(b, rel=1e-5, abs=1e-6)
+    np.testing.assert_allclose(ours.coef_[0], w, rtol=1e-5, atol=1e-6)
+    assert ours.intercept_[0] == pytest.approx(b, rel=1e-5, abs=1e-6)
     assert ours.margin_ == pytest.approx(1.0 / np.linalg.norm(w), rel=1e-5)
     assert ours.margin_ == pytest.approx(
-        olbook.margin(X, y, ours.coef_, ours.intercept_), rel=1e-6
+        olbook.margin(X, y, ours.coef_[0], ours.intercept_[0]), rel=1e-6
     )
 
 
@@ -236,10 +237,11 @@ def test_attributes_linear_and_rbf():
     assert m.support_.dtype.kind == "i" and np.all(np.diff(m.support_) > 0)
     assert m.dual_coef_.shape == (1, m.support_.size)
     assert np.array_equal(m.support_vectors_, X[m.support_])
-    np.testing.assert_allclose(m.coef_, m.dual_coef_[0] @ X[m.support_], rtol=1e-12)
-    assert m.coef_.shape == (2,) and isinstance(m.intercept_, float) and m.n_iter_ >= 1
+    np.testing.assert_allclose(m.coef_[0], m.dual_coef_[0] @ X[m.support_], rtol=1e-12)
+    # scikit-learn SVC's shapes: coef_ (1, n_features), intercept_ (1,)
+    assert m.coef_.shape == (1, 2) and m.intercept_.shape == (1,) and m.n_iter_ >= 1
     np.testing.assert_allclose(
-        m.decision_function(X), X @ m.coef_ + m.intercept_, rtol=1e-10, atol=1e-10
+        m.decision_function(X), X @ m.coef_[0] + m.intercept_[0], rtol=1e-10, atol=1e-10
     )
     assert m.score(X, y) == 1.0 and np.array_equal(m.predict(X), y)
     r = olbook.SVM(kernels.gaussian(1.0)).fit(X, y)
@@ -258,7 +260,8 @@ def test_decision_function_in_chunks(monkeypatch):
     monkeypatch.setattr(svm_module, "_CHUNK", 5)
     assert np.array_equal(m.decision_function(Xt), whole)
     direct = (
-        kernels.gaussian(1.0)(Xt, m.support_vectors_) @ m.dual_coef_[0] + m.intercept_
+        kernels.gaussian(1.0)(Xt, m.support_vectors_) @ m.dual_coef_[0]
+        + m.intercept_[0]
     )
     np.testing.assert_allclose(whole, direct, rtol=1e-10, atol=1e-12)
 
@@ -412,7 +415,7 @@ def test_hard_margin_through_origin_equals_scipy_qp(seed):
     X, y = separable(seed, n=30, d=3, gap=0.3)
     assert olbook.is_linearly_separable(X, y, fit_intercept=False)
     ours = olbook.SVM(fit_intercept=False).fit(X, y)
-    assert ours.intercept_ == 0.0
+    assert ours.intercept_.shape == (1,) and ours.intercept_[0] == 0.0
     res = minimize(
         lambda w: 0.5 * w @ w,
         np.zeros(3),
@@ -428,8 +431,8 @@ def test_hard_margin_through_origin_equals_scipy_qp(seed):
         options={"ftol": 1e-14, "maxiter": 1000},
     )
     assert res.success
-    np.testing.assert_allclose(ours.coef_, res.x, rtol=1e-5, atol=1e-6)
-    assert ours.margin_ == pytest.approx(olbook.margin(X, y, ours.coef_), rel=1e-6)
+    np.testing.assert_allclose(ours.coef_[0], res.x, rtol=1e-5, atol=1e-6)
+    assert ours.margin_ == pytest.approx(olbook.margin(X, y, ours.coef_[0]), rel=1e-6)
     assert ours.margin_ == pytest.approx(1 / np.linalg.norm(res.x), rel=1e-5)
 
 
@@ -480,7 +483,7 @@ def test_no_intercept_non_separable_and_one_class():
         olbook.SVM(fit_intercept=False).fit(X, y)
     # one class is fine without intercept
     m = olbook.SVM(fit_intercept=False).fit(X, np.ones(2))
-    assert m.coef_[0] == pytest.approx(1.0) and m.margin_ == pytest.approx(1.0)
+    assert m.coef_[0, 0] == pytest.approx(1.0) and m.margin_ == pytest.approx(1.0)
     with pytest.raises(ValueError, match="both"):
         olbook.SVM().fit(X, np.ones(2))
 
@@ -504,7 +507,7 @@ def test_random_hard_margin_equals_scipy_qp(seed, n, d):
     assert res.success
     assert ours.margin_ == pytest.approx(1.0 / np.linalg.norm(res.x[:-1]), rel=1e-5)
     np.testing.assert_allclose(
-        np.r_[ours.coef_, ours.intercept_],
+        np.r_[ours.coef_[0], ours.intercept_],
         res.x,
         rtol=1e-4,
         atol=1e-5 * np.abs(res.x).max(),
@@ -523,9 +526,8 @@ def test_cache_size_changes_nothing_but_the_time():
     big = olbook.SVM(k, C=10.0).fit(X, y)
     tiny = olbook.SVM(k, C=10.0, cache_size=1e-6).fit(X, y)  # two columns
     assert big.n_iter_ == tiny.n_iter_ and big.n_iter_ > 2 * 800  # shrinking ran
-    assert (
-        np.array_equal(big.dual_coef_, tiny.dual_coef_)
-        and big.intercept_ == tiny.intercept_
+    assert np.array_equal(big.dual_coef_, tiny.dual_coef_) and np.array_equal(
+        big.intercept_, tiny.intercept_
     )
     assert np.array_equal(big.support_, tiny.support_) and big.margin_ == tiny.margin_
 
@@ -560,7 +562,7 @@ def _gap_from_decisions(m, X, y, C):
     """m - M of Fan et al. from the decision values: -y_t G_t = y_t - (f(x_t) - b)."""
     alpha = np.zeros(len(y))
     alpha[m.support_] = m.dual_coef_[0] * y[m.support_]
-    v = y - (m.decision_function(X) - m.intercept_)
+    v = y - (m.decision_function(X) - m.intercept_[0])
     up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
     low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
     return np.max(v[up]) - np.min(v[low]), alpha
@@ -578,8 +580,8 @@ def test_stopped_while_shrunk_reports_the_gap_over_every_example():
     # the intercept uses the rebuilt gradient of every example (libsvm's rule)
     free = (alpha > 0) & (alpha < 10.0)
     if np.any(free):
-        b = np.mean(y[free] - (m.decision_function(X[free]) - m.intercept_))
-        assert m.intercept_ == pytest.approx(b, abs=1e-9)
+        b = np.mean(y[free] - (m.decision_function(X[free]) - m.intercept_[0]))
+        assert m.intercept_[0] == pytest.approx(b, abs=1e-9)
 
 
 def test_margin_from_the_gradient_equals_the_double_sum():
