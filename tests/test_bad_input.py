@@ -289,6 +289,7 @@ INVALID_FOR = {
     ("ConfidenceWeighted", "eta"): [0.5, 0.3, 1.0],  # Phi^-1(eta) <= 0, or infinite
     ("SCW", "eta"): [0.5, 0.3, 1.0],
     ("Boosting", "n_estimators"): [4],  # the vote must have no tie
+    ("Pocket", "max_updates"): [-1, 1.5, "10", True],  # 0 is valid: the pocket holds 0
     ("IELLIP", "b"): [1.5],
 }
 #: parameters whose joint values are invalid: class name -> list of (params, names).
@@ -300,9 +301,7 @@ INVALID_JOINT = {
     ],
 }
 #: values listed in INVALID that are valid for one learner: (class name, parameter) -> values.
-VALID_FOR = {
-    ("Pocket", "max_iter"): [0],  # zero updates: the pocket holds w = 0
-}
+VALID_FOR: dict = {}
 
 
 def _invalid_cases():
