@@ -24,7 +24,7 @@ from ._base import GameLearner, GameTrace
 from ._rowops import row_sqnorms, rowwise_dots
 from ._validation import check_positive_float, non_finite_error
 
-__all__ = ["OGD", "GameTrace", "project_ball", "project_box"]
+__all__ = ["OGD", "GameTrace", "project_ball", "project_box", "projected_step"]
 
 
 class _Ball:
@@ -68,6 +68,27 @@ def project_box(low: float, high: float) -> Callable[[np.ndarray], np.ndarray]:
             f"the box needs finite low < high; got low={low!r}, high={high!r}."
         )
     return _Box(float(low), float(high))
+
+
+def projected_step(
+    x: np.ndarray,
+    g: np.ndarray,
+    eta: float,
+    projection: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
+    """The step of online gradient descent: ``Proj_K(x - eta g)`` (K = R^d without projection).
+
+    A projection that returns a point of another shape or with NaN/inf is a
+    ``ValueError``.
+    """
+    y = x - eta * g
+    if projection is not None:
+        y = np.asarray(projection(y), dtype=np.float64)
+        if y.shape != x.shape or not np.all(np.isfinite(y)):
+            raise ValueError(
+                "projection returned a point of the wrong shape or with NaN/inf."
+            )
+    return y
 
 
 class OGD(GameLearner):
@@ -216,20 +237,14 @@ class OGD(GameLearner):
 
     def _play(self, F: np.ndarray) -> GameTrace:
         s = self._game
-        proj = s["projection"]
         x = self.x_
         X = np.empty_like(F)
-        for r in range(F.shape[0]):
+        for r in range(F.shape[0]):  # round t = n_rounds_ + r + 1
             X[r] = x
-            x = x - self._step(s, self.n_rounds_ + r + 1) * F[r]
-            if proj is not None:
-                x = np.asarray(proj(x), dtype=np.float64)
-                if x.shape != self.x_.shape or not np.all(np.isfinite(x)):
-                    raise ValueError(
-                        "projection returned a point of the wrong shape or with NaN/inf."
-                    )
+            eta = self._step(s, self.n_rounds_ + r + 1)
+            x = projected_step(x, F[r], eta, s["projection"])
         self.x_ = x
-        loss = rowwise_dots(X, F)
+        loss = rowwise_dots(X, F)  # the linear losses g_t . x_t, in a fixed order
         return GameTrace(loss, self._cumulative(loss), points=X, gradients=F.copy())
 
     def _empty_trace(self) -> GameTrace:

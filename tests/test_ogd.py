@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from olbook.ogd import OGD, project_ball, project_box
+from olbook.ogd import OGD, project_ball, project_box, projected_step
 
 
 def test_projections():
@@ -176,3 +176,13 @@ def test_large_gradients_finite():
     X = o.run(lambda t, x: 1e6 * np.array([1.0, -1.0]) * (-1) ** t, 10_000).points
     assert np.all(np.isfinite(X)) and np.all(np.sqrt((X**2).sum(axis=1)) <= 1 + 1e-12)
     assert math.isfinite(o.regret_bound(10_000))
+
+
+def test_projected_step():
+    x, g = np.array([0.5, 0.0]), np.array([-2.0, 1.0])
+    assert np.array_equal(projected_step(x, g, 0.25), [1.0, -0.25])
+    assert np.array_equal(
+        projected_step(x, g, 0.25, project_box(-0.1, 0.8)), [0.8, -0.1]
+    )
+    with pytest.raises(ValueError, match="projection returned"):
+        projected_step(x, g, 0.25, lambda y: y[:1])
