@@ -18,7 +18,14 @@ import numba
 import numpy as np
 
 from ._linalg import back_solve, forward_solve, rank_one_update
-from ._rowops import csr_row_score, dot, row_score
+from ._rowops import (
+    LANES,
+    csr_row_score,
+    csr_row_sqnorm,
+    dot,
+    lane_tree,
+    row_score,
+)
 
 __all__ = [
     "coefficients",
@@ -204,32 +211,25 @@ def gaussian_epoch_diagonal_csr(
     as they are (``sqrt(q * q + 0) = q``), so the bits are those of the dense loop.
     """
     n = indptr.shape[0] - 1
-    acc = np.empty(8)
+    acc = np.empty(LANES)  # the partial sums of the blocked order
     for i in range(n):
         start, stop = indptr[i], indptr[i + 1]
         f, nonfinite = csr_row_score(mu, data, indices, start, stop, acc)
         if nonfinite != 0.0:
             return i
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        for k in range(8):
-            acc[k] = 0.0
+        acc[:] = 0.0  # v = z.z in the blocked order, z_j = x_j / q_j
         for p in range(start, stop):
             zj = data[p] / q[indices[p]]
             acc[indices[p] & 7] += zj * zj
-        v = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
-            (acc[4] + acc[5]) + (acc[6] + acc[7])
-        )
+        v = lane_tree(acc)
         alpha, beta = coefficients(rule, y[i] * f, v, a, b)
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
             c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            for k in range(8):
-                acc[k] = 0.0
-            for p in range(start, stop):
-                acc[indices[p] & 7] += data[p] * data[p]
-            xx = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
-                (acc[4] + acc[5]) + (acc[6] + acc[7])
-            )
+            xx = csr_row_sqnorm(
+                data, indices, start, stop, acc
+            )  # the bits of dot(x, x)
             grow = c * xx <= _MAX_PRECISION_STEP
             for p in range(start, stop):
                 j = indices[p]

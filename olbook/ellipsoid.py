@@ -7,7 +7,10 @@ r"""The second-order perceptron and the improved ellipsoid method IELLIP (book s
   (``IELLIP.m``, Hoi, Wang and Zhao, JMLR 2014).
 
 Both keep a positive definite matrix through rank-one Cholesky updates of its
-inverse (see :mod:`olbook.second_order`); every sum in a fixed order.
+inverse (see :mod:`olbook.second_order`); every sum in a fixed order. With
+``fit_intercept=True`` both learn a bias as the weight of a constant feature 1
+appended to every example, as the Gaussian learners do: the learner is the
+paper's on the augmented examples.
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
 from ._linalg import covariance_from_cholesky, rank_one_update, solve_with_factor
-from ._rowops import row_score
+from ._rowops import row_score, with_constant_feature
 from ._validation import (
+    check_bool,
     check_open_unit,
     check_positive_float,
     check_positive_int,
-    non_finite_error,
 )
 
 __all__ = ["SecondOrderPerceptron", "IELLIP", "sop_epoch", "iellip_epoch"]
@@ -67,7 +70,30 @@ def sop_epoch(X, y, w, M, a, mistakes, updates):
     return -1
 
 
-class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
+class _BiasFeature(LinearPredictorMixin, OnlineLearner):
+    """A linear learner whose bias, with ``fit_intercept``, is the weight of a constant feature."""
+
+    def _check_common(self) -> None:
+        check_positive_float(self.a, "a")
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _examples(self, X):
+        """The examples the loop reads: ``X``, with a last column of ones with intercept."""
+        if bool(self.fit_intercept) != self._intercept:
+            raise ValueError(
+                "fit_intercept changed since this learner started; call fit to start again."
+            )
+        return with_constant_feature(X) if self._intercept else X
+
+    def _publish(self, w: np.ndarray) -> None:
+        """Rebind ``coef_`` (1, d) and ``intercept_`` (1,) from the augmented weights ``w``."""
+        d = w.shape[0] - self._intercept
+        self.coef_ = w[None, :d].copy()
+        self.intercept_ = np.array([w[d] if self._intercept else 0.0])
+
+
+class SecondOrderPerceptron(_BiasFeature):
     r"""The second-order perceptron (Cesa-Bianchi, Conconi and Gentile, SIAM Journal on Computing 34(3), 2005).
 
     Predicts :math:`\operatorname{sign}(\mathbf v^\top(aI + S S^\top + \mathbf x\mathbf x^\top)^{-1}\mathbf x)`,
@@ -76,13 +102,35 @@ class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
     example to :math:`S`. By Sherman-Morrison
     :math:`(A + \mathbf x\mathbf x^\top)^{-1}\mathbf x = A^{-1}\mathbf x/(1 + \mathbf x^\top A^{-1}\mathbf x)`,
     so the prediction has the sign of :math:`\mathbf v^\top A^{-1}\mathbf x` with
-    :math:`A = aI + SS^\top`: ``coef_`` is :math:`A^{-1}\mathbf v` and ``predict`` is the
+    :math:`A = aI + SS^\top`: ``coef_[0]`` is :math:`A^{-1}\mathbf v` and ``predict`` is the
     algorithm's prediction.
 
     Parameters
     ----------
     a : float > 0, default=1.0
+        The initial matrix: the correlation matrix is :math:`aI + SS^\top`.
+    fit_intercept : bool, default=False
+        Learn a bias ``intercept_`` as the weight of a constant feature 1
+        appended to every example (the rule is the paper's on the augmented
+        examples). Changing it in the middle of a run (``partial_fit``) is a
+        ``ValueError``.
     max_iter : int, default=1
+        The most passes over the data :meth:`fit` makes.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        :math:`A^{-1}\mathbf v` (``coef_[0]``), without the coordinate of the
+        constant feature.
+    intercept_ : ndarray of shape (1,)
+        Its coordinate of the constant feature (0.0 without ``fit_intercept``).
+    v_ : ndarray of shape (d,)
+        :math:`\mathbf v = \sum y\mathbf x` over the updates (one more entry with
+        ``fit_intercept``).
+    inverse_correlation_ : ndarray of shape (d, d)
+        :math:`A^{-1} = (aI + SS^\top)^{-1}` (one more row and column with
+        ``fit_intercept``).
+    trace_, mistakes_, n_updates_, n_iter_, converged_ : see :class:`olbook.Perceptron`.
 
     Examples
     --------
@@ -93,43 +141,52 @@ class SecondOrderPerceptron(LinearPredictorMixin, OnlineLearner):
     >>> clf = SecondOrderPerceptron().fit(X, y)
     >>> clf.mistakes_, clf.n_updates_
     (1, 1)
+    >>> clf.coef_.shape, clf.intercept_.shape
+    ((1, 2), (1,))
     >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
     >>> clf.predict(X_new)
     array([ 1, -1])
     """
 
-    def __init__(self, a: float = 1.0, max_iter: int = 1, trace: bool = True):
+    def __init__(
+        self,
+        a: float = 1.0,
+        fit_intercept: bool = False,
+        max_iter: int = 1,
+        trace: bool = True,
+    ):
+        self.a = a
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
         self.trace = trace
-        self.a, self.max_iter = a, max_iter
 
     def _validate_params(self) -> None:
-        check_positive_float(self.a, "a")
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
     def _init_state(self, n_features: int) -> None:
-        self.v_ = np.zeros(n_features)
-        self.inverse_correlation_ = np.eye(n_features) / float(self.a)
+        self._intercept = bool(self.fit_intercept)
+        k = n_features + self._intercept
+        self.v_ = np.zeros(k)
+        self.inverse_correlation_ = np.eye(k) / float(self.a)
         self._split()
 
     def _split(self) -> None:
         M, v = self.inverse_correlation_, self.v_
-        self.coef_ = np.array([row_score(v, M, j)[0] for j in range(v.shape[0])])
-        self.intercept_ = 0.0
+        self._publish(np.array([row_score(v, M, j)[0] for j in range(v.shape[0])]))
 
     def _epoch(self, X, y):
-        n = X.shape[0]
+        A = self._examples(X)
         w, M = self.v_.copy(), self.inverse_correlation_.copy()
-        mistakes = np.empty(n, dtype=np.bool_)
-        updates = np.empty(n, dtype=np.bool_)
-        if sop_epoch(X, y, w, M, float(self.a), mistakes, updates) >= 0:
-            raise non_finite_error(X)
+        mistakes, updates = self._flags(X.shape[0])
+        args = (y, w, M, float(self.a), mistakes, updates)
+        self._run_loop(A, sop_epoch, None, *args)
         self.v_, self.inverse_correlation_ = w, M
         self._split()
         return mistakes, updates
 
 
 @numba.njit(cache=True)
-def iellip_epoch(X, y, w, R, c0, b, mistakes, updates):
+def iellip_epoch(X, y, w, R, c0, decay, mistakes, updates):
     """One pass of IELLIP; ``w`` and ``R`` change in place.
 
     ``R`` is ``L'``, the transpose of the Cholesky factor ``L`` of the inverse of ``A``
@@ -137,8 +194,8 @@ def iellip_epoch(X, y, w, R, c0, b, mistakes, updates):
 
     On a mistake (``y w.x <= 0``) with ``v = x' A x > 0``: ``g = y x / sqrt(v)``,
     ``w += (1 - y w.x) / sqrt(v) * A g`` and ``A <- (A - c A g g' A) / (1 - c)``, i.e.
-    ``A^{-1} <- (1 - c) A^{-1} + c g g'``. The constant ``c`` is multiplied by ``b``
-    after every round (LIBOL's schedule). Returns ``(c, bad_row)``.
+    ``A^{-1} <- (1 - c) A^{-1} + c g g'``. The coefficient ``c`` is multiplied by
+    ``decay`` after every round (LIBOL's schedule, its ``b``). Returns ``(c, bad_row)``.
     """
     n, d = X.shape
     z = np.empty(d)
@@ -164,11 +221,11 @@ def iellip_epoch(X, y, w, R, c0, b, mistakes, updates):
                         R[j, k] *= s
                 rank_one_update(R, g)  # (1 - c) A^{-1} + c g g'
                 updates[i] = True
-        c *= b
+        c *= decay
     return c, -1
 
 
-class IELLIP(LinearPredictorMixin, OnlineLearner):
+class IELLIP(_BiasFeature):
     r"""The improved ellipsoid method IELLIP (Yang, Jin and Ye, ICML 2009), as in LIBOL.
 
     The learner keeps an ellipsoid of hypotheses, centre :math:`\mathbf w` and
@@ -176,26 +233,44 @@ class IELLIP(LinearPredictorMixin, OnlineLearner):
     :math:`(1 - y\mathbf w^\top\mathbf x)\,A\mathbf x\,y/v`, :math:`v = \mathbf x^\top A\mathbf x`
     (after the move :math:`y\mathbf w^\top\mathbf x = 1`), and shrinks the ellipsoid
     along :math:`\mathbf x`: :math:`A \leftarrow (A - c\,A\mathbf g\mathbf g^\top A)/(1-c)`
-    with :math:`\mathbf g = y\mathbf x/\sqrt v`. The constant :math:`c` decays,
-    :math:`c \leftarrow bc`, after every round. This is LIBOL's ``IELLIP.m`` (its
-    defaults :math:`a = 1, b = 0.3, c = 0.1`), including its schedule of :math:`c`;
-    the book states no bound for it (section 6.4). A tie (:math:`\mathbf w^\top\mathbf x = 0`)
-    counts as a mistake, as for the perceptron.
+    with :math:`\mathbf g = y\mathbf x/\sqrt v`. The coefficient :math:`c` decays,
+    :math:`c \leftarrow \text{decay}\cdot c`, after every round. This is LIBOL's
+    ``IELLIP.m`` (its defaults :math:`a = 1`, :math:`c = 0.1` and decay 0.3, which
+    LIBOL calls :math:`b`), including its schedule of :math:`c`; the book states no
+    bound for it (section 6.4). A tie (:math:`\mathbf w^\top\mathbf x = 0`) counts
+    as a mistake, as for the perceptron.
 
     Parameters
     ----------
     a : float > 0, default=1.0
-    b : float in (0, 1], default=0.3
-        Decay of ``c`` per round.
+        The initial matrix: the ellipsoid starts as :math:`A = aI`.
+    decay : float in (0, 1], default=0.3
+        The decay of ``c`` per round: :math:`c \leftarrow \text{decay}\cdot c` after
+        every round (LIBOL's :math:`b`).
     c : float in (0, 1), default=0.1
+        The coefficient :math:`c` of the ellipsoid's shrink at the first round.
+    fit_intercept : bool, default=False
+        Learn a bias ``intercept_`` as the weight of a constant feature 1
+        appended to every example (the rule is LIBOL's on the augmented
+        examples). Changing it in the middle of a run (``partial_fit``) is a
+        ``ValueError``.
     max_iter : int, default=1
+        The most passes over the data :meth:`fit` makes.
 
     Attributes
     ----------
+    coef_ : ndarray of shape (1, n_features)
+        The centre :math:`\mathbf w` (``coef_[0]``), without the coordinate of the
+        constant feature.
+    intercept_ : ndarray of shape (1,)
+        The centre's coordinate of the constant feature (0.0 without
+        ``fit_intercept``).
     c_ : float
         The current ``c``.
-    covariance_ : ndarray of shape (d, d)
-        The matrix :math:`A` of the ellipsoid.
+    ellipsoid_matrix_ : ndarray of shape (d, d)
+        The matrix :math:`A` of the ellipsoid (one more row and column with
+        ``fit_intercept``).
+    trace_, mistakes_, n_updates_, n_iter_, converged_ : see :class:`olbook.Perceptron`.
 
     Examples
     --------
@@ -206,47 +281,69 @@ class IELLIP(LinearPredictorMixin, OnlineLearner):
     >>> clf = IELLIP().fit(X, y)
     >>> clf.mistakes_, clf.n_updates_
     (1, 1)
+    >>> clf.coef_.shape, clf.intercept_.shape, clf.ellipsoid_matrix_.shape
+    ((1, 2), (1,), (2, 2))
     >>> X_new = np.array([[1.0, 1.0], [-2.0, 0.0]])
     >>> clf.predict(X_new)
     array([ 1, -1])
     """
 
+    #: One pass of IELLIP from the defaults reaches 0.79 training accuracy on
+    #: scikit-learn's two-blob check data (0.915 with ``fit_intercept=True``),
+    #: against 0.96 for the second-order perceptron with the same defaults: it
+    #: updates only on mistakes, each time moving the centre until the mistaken
+    #: example has margin exactly 1, so the last mistakes decide the centre; with
+    #: the default decay 0.3 its coefficient c is below 1e-5 after ten rounds,
+    #: and the ellipsoid stops shrinking.
+    _poor_score = True
+
     def __init__(
         self,
         a: float = 1.0,
-        b: float = 0.3,
+        decay: float = 0.3,
         c: float = 0.1,
+        fit_intercept: bool = False,
         max_iter: int = 1,
         trace: bool = True,
     ):
+        self.a = a
+        self.decay = decay
+        self.c = c
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
         self.trace = trace
-        self.a, self.b, self.c, self.max_iter = a, b, c, max_iter
+
+    def _decay(self) -> float:
+        """The checked ``decay``, in (0, 1]."""
+        decay = check_positive_float(self.decay, "decay")
+        if decay > 1.0:
+            raise ValueError(f"decay must be in (0, 1]; got {self.decay!r}.")
+        return decay
 
     def _validate_params(self) -> None:
-        check_positive_float(self.a, "a")
-        if self.b != 1.0:
-            check_open_unit(self.b, "b")
+        self._check_common()
+        self._decay()
         check_open_unit(self.c, "c")
-        check_positive_int(self.max_iter, "max_iter")
 
     def _init_state(self, n_features: int) -> None:
-        self.coef_ = np.zeros(n_features)
-        self.intercept_ = 0.0
-        self._L = np.eye(n_features) / math.sqrt(float(self.a))
+        self._intercept = bool(self.fit_intercept)
+        k = n_features + self._intercept
+        self._w = np.zeros(k)
+        self._L = np.eye(k) / math.sqrt(float(self.a))
         self.c_ = float(self.c)
+        self._publish(self._w)
 
     @property
-    def covariance_(self) -> np.ndarray:
+    def ellipsoid_matrix_(self) -> np.ndarray:
         """The ellipsoid's matrix :math:`A`, shape (d, d), from the factor of its inverse."""
         return covariance_from_cholesky(self._L)
 
     def _epoch(self, X, y):
-        n = X.shape[0]
-        w, L = self.coef_.copy(), self._L.copy()
-        mistakes = np.empty(n, dtype=np.bool_)
-        updates = np.empty(n, dtype=np.bool_)
-        c, bad = iellip_epoch(X, y, w, L, self.c_, float(self.b), mistakes, updates)
-        if bad >= 0:
-            raise non_finite_error(X)
-        self.coef_, self._L, self.c_ = w, L, float(c)
+        A = self._examples(X)
+        w, L = self._w.copy(), self._L.copy()
+        mistakes, updates = self._flags(X.shape[0])
+        args = (y, w, L, self.c_, self._decay(), mistakes, updates)
+        (c,) = self._run_loop(A, iellip_epoch, None, *args)
+        self._w, self._L, self.c_ = w, L, float(c)
+        self._publish(w)
         return mistakes, updates

@@ -7,7 +7,7 @@ import olbook
 from olbook.ellipsoid import IELLIP
 
 
-def _reference(X, y, a, b, c):
+def _reference(X, y, a, decay, c):
     d = X.shape[1]
     w, A = np.zeros(d), a * np.eye(d)
     for x, t in zip(X, y, strict=True):
@@ -19,23 +19,25 @@ def _reference(X, y, a, b, c):
                 w = w + (1 - m) / np.sqrt(v) * (A @ g)
                 Ag = A @ g
                 A = (A - c * np.outer(Ag, Ag)) / (1 - c)
-        c *= b
+        c *= decay
     return w, A
 
 
 @pytest.mark.parametrize(
-    ("a", "b", "c"), [(1.0, 0.3, 0.1), (0.5, 0.9, 0.5), (2.0, 1.0, 0.2)]
+    ("a", "decay", "c"), [(1.0, 0.3, 0.1), (0.5, 0.9, 0.5), (2.0, 1.0, 0.2)]
 )
-def test_matches_the_matrix_form(a, b, c):
+def test_matches_the_matrix_form(a, decay, c):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((150, 4))
     y = np.where(X[:, 0] - X[:, 2] + 0.4 * rng.standard_normal(150) > 0, 1.0, -1.0)
-    clf = IELLIP(a=a, b=b, c=c).fit(X, y)
-    w, A = _reference(X, y, a, b, c)
-    assert np.allclose(clf.coef_, w, rtol=1e-9, atol=1e-12)
-    assert np.allclose(clf.covariance_, A, rtol=1e-8, atol=1e-12)
-    assert np.array_equal(clf.covariance_, clf.covariance_.T)
-    assert clf.c_ == pytest.approx(c * b**150, rel=1e-12, abs=1e-300)
+    clf = IELLIP(a=a, decay=decay, c=c).fit(X, y)
+    w, A = _reference(X, y, a, decay, c)
+    assert clf.coef_.shape == (1, 4) and clf.intercept_.shape == (1,)
+    assert np.allclose(clf.coef_[0], w, rtol=1e-9, atol=1e-12)
+    assert np.allclose(clf.ellipsoid_matrix_, A, rtol=1e-8, atol=1e-12)
+    assert np.array_equal(clf.ellipsoid_matrix_, clf.ellipsoid_matrix_.T)
+    assert clf.c_ == pytest.approx(c * decay**150, rel=1e-12, abs=1e-300)
+    assert not hasattr(clf, "covariance_")  # covariance_ is the Gaussians' Sigma
 
 
 def test_after_an_update_the_margin_is_one():
@@ -47,8 +49,9 @@ def test_after_an_update_the_margin_is_one():
 def test_bad_input():
     for bad in [
         IELLIP(a=0.0),
-        IELLIP(b=0.0),
-        IELLIP(b=1.5),
+        IELLIP(decay=0.0),
+        IELLIP(decay=1.5),
+        IELLIP(fit_intercept=1),
         IELLIP(c=1.0),
         IELLIP(c=0.0),
     ]:

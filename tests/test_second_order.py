@@ -185,9 +185,9 @@ def test_nherd_shrinks_as_herding():
         lambda: AROW(r=0.5),
         lambda: NAROW(b=5.0),
         lambda: NormalHerd(C=1.0),
-        lambda: ConfidenceWeighted(eta=0.8),
-        lambda: SCW("I", C=1.0),
-        lambda: SCW("II", C=1.0),
+        lambda: ConfidenceWeighted(confidence=0.8),
+        lambda: SCW("SCW-I", C=1.0),
+        lambda: SCW("SCW-II", C=1.0),
         lambda: SecondOrderPerceptron(),
     ],
 )
@@ -209,8 +209,8 @@ def test_covariance_stays_positive_definite():
     X = (X - X.mean(0)) / X.std(0)
     for clf in [
         AROW(r=1.0),
-        ConfidenceWeighted(eta=0.9),
-        SCW("II", C=1.0),
+        ConfidenceWeighted(confidence=0.9),
+        SCW("SCW-II", C=1.0),
         NormalHerd(C=1.0),
     ]:
         clf.fit(X, y)
@@ -235,10 +235,10 @@ def test_bad_parameters():
         AROW(r=0.0),
         NAROW(b=-1.0),
         NormalHerd(C=0.0),
-        ConfidenceWeighted(eta=0.4),
-        ConfidenceWeighted(eta=1.0),
-        SCW("III"),
-        SCW("I", C=0.0),
+        ConfidenceWeighted(confidence=0.4),
+        ConfidenceWeighted(confidence=1.0),
+        SCW("SCW-III"),
+        SCW("SCW-I", C=0.0),
         AROW(a=0.0),
         SecondOrderPerceptron(a=0.0),
     ]:
@@ -252,9 +252,9 @@ def test_bad_parameters():
         lambda d: AROW(r=0.7, diagonal=d),
         lambda d: NAROW(b=5.0, diagonal=d),
         lambda d: NormalHerd(C=0.8, diagonal=d),
-        lambda d: ConfidenceWeighted(eta=0.85, diagonal=d),
-        lambda d: SCW("I", C=0.8, diagonal=d),
-        lambda d: SCW("II", C=0.8, diagonal=d),
+        lambda d: ConfidenceWeighted(confidence=0.85, diagonal=d),
+        lambda d: SCW("SCW-I", C=0.8, diagonal=d),
+        lambda d: SCW("SCW-II", C=0.8, diagonal=d),
     ],
 )
 def test_diagonal_is_the_full_learner_on_axis_aligned_data(make):
@@ -280,7 +280,7 @@ def test_diagonal_stays_positive_on_long_streams():
     for clf in [
         AROW(diagonal=True),
         NormalHerd(diagonal=True),
-        SCW("II", diagonal=True),
+        SCW("SCW-II", diagonal=True),
     ]:
         clf.fit(X, y)
         assert (
@@ -303,8 +303,8 @@ def test_full_covariance_stays_symmetric_positive_definite_on_1e5_examples():
     y = np.where(X @ np.arange(1, 11) + 3 * rng.standard_normal(100_000) > 0, 1.0, -1.0)
     for clf in [
         AROW(r=1.0),
-        SCW("I", C=1.0),
-        SCW("II", C=1.0),
+        SCW("SCW-I", C=1.0),
+        SCW("SCW-II", C=1.0),
         NormalHerd(C=1.0),
         NAROW(b=2.0),
     ]:
@@ -312,10 +312,166 @@ def test_full_covariance_stays_symmetric_positive_definite_on_1e5_examples():
         assert np.array_equal(S, S.T), type(clf).__name__
         assert np.linalg.eigvalsh(S).min() > 0, type(clf).__name__
     # the precision's factor stays finite and nonsingular
-    cw = ConfidenceWeighted(eta=0.9).fit(X, y)
+    cw = ConfidenceWeighted(confidence=0.9).fit(X, y)
     L = cw._precision
     assert (
         np.all(np.isfinite(L))
         and np.all(np.diag(L) > 0)
         and np.all(np.isfinite(cw.coef_))
     )
+
+
+# --- the API of issue 23: names, shapes, fit_intercept, validation ------------------------
+
+ALL_SECOND_ORDER = {
+    "AROW": lambda: AROW(r=0.5, a=2.0),
+    "NAROW": lambda: NAROW(b=2.0),
+    "NormalHerd": lambda: NormalHerd(C=0.7),
+    "CW": lambda: ConfidenceWeighted(confidence=0.8),
+    "SCW-I": lambda: SCW("SCW-I", C=0.5, confidence=0.75),
+    "SCW-II": lambda: SCW("SCW-II", C=0.5, confidence=0.75),
+    "SOP": lambda: SecondOrderPerceptron(a=0.5),
+    "IELLIP": lambda: olbook.IELLIP(a=2.0, decay=0.5, c=0.2),
+}
+
+#: Each parameter's meaning: its docstring entry contains the phrase (api of issue 23).
+MEANINGS = {
+    "confidence": "probability",
+    "C": "aggressiveness",
+    "a": "initial matrix",
+    "r": "regularization",
+    "b": "threshold",
+    "decay": "decay",
+    "c": "coefficient",
+    "variant": "the paper's name of the variant",
+    "max_iter": "passes",
+}
+
+
+@pytest.mark.parametrize("name", list(ALL_SECOND_ORDER))
+def test_parameter_entries_state_their_meaning(name):
+    from numpydoc.docscrape import ClassDoc
+
+    cls = type(ALL_SECOND_ORDER[name]())
+    entries = {p.name: " ".join(p.desc) for p in ClassDoc(cls)["Parameters"]}
+    for param in cls().get_params():
+        assert param in entries, (name, param)
+        if param in MEANINGS:
+            assert MEANINGS[param].lower() in entries[param].lower(), (name, param)
+
+
+def test_old_names_are_gone():
+    with pytest.raises(TypeError):
+        ConfidenceWeighted(eta=0.9)
+    with pytest.raises(TypeError):
+        SCW(eta=0.9)
+    with pytest.raises(TypeError):
+        olbook.IELLIP(b=0.3)
+    X, y = np.eye(2), [1, -1]
+    for old in ("I", "II", "scw-i", "SCW1"):
+        with pytest.raises(ValueError, match="'SCW-I', 'SCW-II'"):
+            SCW(variant=old).fit(X, y)
+    with pytest.raises(ValueError, match="confidence"):
+        ConfidenceWeighted(confidence=0.5).fit(X, y)
+    assert not hasattr(olbook.IELLIP().fit(X, y), "covariance_")
+
+
+@pytest.mark.parametrize("name", list(ALL_SECOND_ORDER))
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_fitted_attributes_have_sklearn_shapes(name, fit_intercept):
+    X, y = stream_with_offset(seed=3)
+    clf = ALL_SECOND_ORDER[name]().set_params(fit_intercept=fit_intercept).fit(X, y)
+    assert clf.coef_.shape == (1, X.shape[1]) and clf.coef_.dtype == np.float64
+    assert clf.intercept_.shape == (1,) and clf.intercept_.dtype == np.float64
+    assert (clf.intercept_[0] != 0.0) == fit_intercept
+    scores = clf.decision_function(X)
+    want = np.array([clf.coef_[0] @ x + clf.intercept_[0] for x in X])
+    np.testing.assert_allclose(scores, want, rtol=1e-12, atol=1e-12)
+
+
+def stream_with_offset(n=200, seed=0):
+    """Separable by x_0 > 2 only: no line through the origin separates it."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.0, 4.0, size=(n, 2))
+    X = X[np.abs(X[:, 0] - 2.0) > 0.3]
+    return X, np.where(X[:, 0] > 2.0, 1, -1)
+
+
+@pytest.mark.parametrize("name", list(ALL_SECOND_ORDER))
+def test_fit_intercept_is_a_constant_feature(name):
+    """fit_intercept=True is the learner on X with a column of ones appended, to the bit."""
+    X, y = stream_with_offset(seed=1)
+    ones = np.hstack([X, np.ones((len(X), 1))])
+    make = ALL_SECOND_ORDER[name]
+    clf = make().set_params(fit_intercept=True, max_iter=3)
+    ref = make().set_params(fit_intercept=False, max_iter=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(X, y)
+        ref.fit(ones, y)
+    assert np.array_equal(clf.coef_[0], ref.coef_[0, :2])
+    assert np.array_equal(clf.intercept_, ref.coef_[0, 2:])
+    assert np.array_equal(clf.trace_.updates, ref.trace_.updates)
+    for state in (
+        "covariance_",
+        "inverse_correlation_",
+        "v_",
+        "ellipsoid_matrix_",
+        "c_",
+    ):
+        if hasattr(ref, state):
+            assert np.array_equal(getattr(clf, state), getattr(ref, state)), state
+    np.testing.assert_array_equal(clf.decision_function(X), ref.decision_function(ones))
+
+
+@pytest.mark.parametrize("name", ["SOP", "IELLIP", "AROW"])
+def test_fit_intercept_learns_a_bias(name):
+    """On data separable only with an offset, the bias is what makes it right."""
+    X, y = stream_with_offset(seed=2)
+    make = ALL_SECOND_ORDER[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        biased = make().set_params(fit_intercept=True, max_iter=20).fit(X, y)
+        through_origin = make().set_params(max_iter=20).fit(X, y)
+    assert biased.intercept_[0] < 0 and through_origin.intercept_[0] == 0.0
+    # x_0 > 2 <=> w_0 x_0 + b > 0 needs b / w_0 close to -2
+    assert biased.score(X, y) >= 0.99 > through_origin.score(X, y)
+
+
+@pytest.mark.parametrize("name", list(ALL_SECOND_ORDER))
+def test_fit_intercept_cannot_change_mid_run(name):
+    X, y = stream_with_offset(seed=4)
+    clf = ALL_SECOND_ORDER[name]().partial_fit(X, y)
+    before = {k: np.copy(v) for k, v in vars(clf).items() if isinstance(v, np.ndarray)}
+    clf.set_params(fit_intercept=True)
+    with pytest.raises(ValueError, match="fit_intercept"):
+        clf.partial_fit(X, y)
+    for k, v in before.items():
+        assert np.array_equal(getattr(clf, k), v), k
+    clf.fit(X, y)  # fit starts again with the new value
+    assert clf.intercept_[0] != 0.0
+
+
+@pytest.mark.parametrize("name", list(ALL_SECOND_ORDER))
+def test_validation_writes_no_state_and_reads_at_learning_start(name):
+    X, y = stream_with_offset(seed=5)
+    clf = ALL_SECOND_ORDER[name]()
+    fresh = dict(vars(clf))
+    clf._validate_params()
+    assert vars(clf) == fresh  # validation writes nothing
+    clf.fit(X, y)
+    fitted = {k: v for k, v in vars(clf).items()}
+    clf._validate_params()
+    assert vars(clf).keys() == fitted.keys()
+    assert all(vars(clf)[k] is v for k, v in fitted.items())
+    # a hyper-parameter set after construction is the one the learning reads
+    first = sorted(set(clf.get_params()) & {"r", "b", "C", "confidence", "a", "c"})[0]
+    value = {"confidence": 0.6, "c": 0.4}.get(first, 3.0)
+    later = ALL_SECOND_ORDER[name]().set_params(**{first: value}).fit(X, y)
+    direct = type(clf)(**{**clf.get_params(), first: value}).fit(X, y)
+    assert np.array_equal(later.coef_, direct.coef_)
+    assert not np.array_equal(later.coef_, clf.coef_)  # and it changes the learning
+    # a bad value set after construction fails when learning starts, not before
+    bad = ALL_SECOND_ORDER[name]().set_params(**{first: -1.0})
+    with pytest.raises(ValueError, match=first):
+        bad.fit(X, y)
