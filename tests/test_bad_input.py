@@ -286,11 +286,12 @@ INVALID: dict[str, list] = {
 }
 #: values that are invalid only for some learners: (class name, parameter) -> values.
 INVALID_FOR = {
-    ("ConfidenceWeighted", "eta"): [0.5, 0.3, 1.0],  # Phi^-1(eta) <= 0, or infinite
-    ("SCW", "eta"): [0.5, 0.3, 1.0],
+    ("ConfidenceWeighted", "confidence"): [0.5, 0.3, 1.0, NAN],  # Phi^-1 <= 0, or inf
+    ("SCW", "confidence"): [0.5, 0.3, 1.0, NAN],
+    ("SCW", "variant"): ["I", "II"],  # the old spellings: the paper's are SCW-I, SCW-II
     ("Boosting", "n_estimators"): [4],  # the vote must have no tie
+    ("IELLIP", "decay"): [0.0, -0.3, 1.5, NAN],
     ("Pocket", "max_updates"): [-1, 1.5, "10", True],  # 0 is valid: the pocket holds 0
-    ("IELLIP", "b"): [1.5],
 }
 #: parameters whose joint values are invalid: class name -> list of (params, names).
 INVALID_JOINT = {

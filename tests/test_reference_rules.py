@@ -262,17 +262,17 @@ GAUSSIANS = {
         hinge_family,
     ),
     "CW": (
-        lambda: olbook.ConfidenceWeighted(eta=0.8, a=2.0),
+        lambda: olbook.ConfidenceWeighted(confidence=0.8, a=2.0),
         lambda m, v: cw_coefficients(m, v, norm.ppf(0.8)),
         confidence_family(norm.ppf(0.8)),
     ),
     "SCW-I": (
-        lambda: olbook.SCW(variant="I", C=0.3, eta=0.75, a=2.0),
+        lambda: olbook.SCW(variant="SCW-I", C=0.3, confidence=0.75, a=2.0),
         lambda m, v: cw_coefficients(m, v, norm.ppf(0.75), 0.3, "I"),
         confidence_family(norm.ppf(0.75)),
     ),
     "SCW-II": (
-        lambda: olbook.SCW(variant="II", C=0.3, eta=0.75, a=2.0),
+        lambda: olbook.SCW(variant="SCW-II", C=0.3, confidence=0.75, a=2.0),
         lambda m, v: cw_coefficients(m, v, norm.ppf(0.75), 0.3, "II"),
         confidence_family(norm.ppf(0.75)),
     ),
@@ -296,34 +296,38 @@ def test_gaussian_learners(name, diagonal, fit_intercept):
     )
 
 
-def test_second_order_perceptron():
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_second_order_perceptron(fit_intercept):
     """Cesa-Bianchi, Conconi and Gentile (2005): sign(v'(aI + SS' + xx')^{-1} x)."""
     a = 0.5
     X, y = stream(seed=7)
-    d = X.shape[1]
+    Z = augment(X, fit_intercept)
+    d = Z.shape[1]
     A, v = a * np.eye(d), np.zeros(d)
     mis, upd = [], []
-    for x, t in zip(X, y, strict=True):
+    for x, t in zip(Z, y, strict=True):
         f = v @ np.linalg.solve(A + np.outer(x, x), x)
         far(f, 0.0, "SOP score")
         mis.append((f > 0) != (t > 0))
         upd.append(t * f <= 0)
         if t * f <= 0:
             A, v = A + np.outer(x, x), v + t * x
-    clf = olbook.SecondOrderPerceptron(a=a).fit(X, y)
-    assert_state(clf, np.linalg.solve(A, v), mis, upd)
+    clf = olbook.SecondOrderPerceptron(a=a, fit_intercept=fit_intercept).fit(X, y)
+    assert_state(clf, np.linalg.solve(A, v), mis, upd, fit_intercept)
 
 
-def test_iellip():
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_iellip(fit_intercept):
     """IELLIP as LIBOL's IELLIP.m: on y w.x <= 0, w += (1 - y w.x) y A x / v and
-    A <- (A - c A g g' A)/(1 - c), g = y x/sqrt(v); c <- b c after every round."""
-    a, b, c0 = 2.0, 0.5, 0.2
+    A <- (A - c A g g' A)/(1 - c), g = y x/sqrt(v); c <- decay c after every round."""
+    a, decay, c0 = 2.0, 0.5, 0.2
     c = c0
     X, y = stream(seed=8)
-    d = X.shape[1]
+    Z = augment(X, fit_intercept)
+    d = Z.shape[1]
     w, A = np.zeros(d), a * np.eye(d)
     mis, upd = [], []
-    for x, t in zip(X, y, strict=True):
+    for x, t in zip(Z, y, strict=True):
         f = w @ x
         mis.append((f > 0) != (t > 0))
         upd.append(t * f <= 0)
@@ -332,10 +336,10 @@ def test_iellip():
             w = w + (1 - t * f) * t * (A @ x) / v
             Ag = A @ (t * x / math.sqrt(v))
             A = (A - c * np.outer(Ag, Ag)) / (1 - c)
-        c *= b
-    clf = olbook.IELLIP(a=a, b=b, c=c0).fit(X, y)
-    assert_state(clf, w, mis, upd)
-    np.testing.assert_allclose(clf.covariance_, A, rtol=1e-8)
+        c *= decay
+    clf = olbook.IELLIP(a=a, decay=decay, c=c0, fit_intercept=fit_intercept).fit(X, y)
+    assert_state(clf, w, mis, upd, fit_intercept)
+    np.testing.assert_allclose(clf.ellipsoid_matrix_, A, rtol=1e-8)
     assert clf.c_ == pytest.approx(c, rel=1e-12)
 
 

@@ -126,7 +126,7 @@ _SCRIPT = textwrap.dedent(
     Xs[np.abs(Xs) < 0.8] = 0.0
     pa = olbook.PassiveAggressive("PA-II", max_iter=3).fit(sp.csr_matrix(Xs), yr)
     arow = olbook.AROW(max_iter=2).fit(Xr, yr)
-    scw = olbook.SCW("II", diagonal=True).fit(sp.csr_matrix(Xs), yr)
+    scw = olbook.SCW("SCW-II", diagonal=True).fit(sp.csr_matrix(Xs), yr)
     print(json.dumps({
         "pa": pa.coef_.tobytes().hex(), "arow": [arow.coef_.tobytes().hex(), arow.covariance_.tobytes().hex()],
         "scw": [scw.coef_.tobytes().hex(), scw.covariance_.tobytes().hex()],

@@ -49,8 +49,8 @@ SPARSE_LEARNERS = {
     "narow-diag": lambda: NAROW(b=2.0, diagonal=True),
     "nherd-diag": lambda: NormalHerd(C=0.5, diagonal=True),
     "cw-diag": lambda: ConfidenceWeighted(diagonal=True),
-    "scw1-diag": lambda: SCW("I", diagonal=True),
-    "scw2-diag-b": lambda: SCW("II", C=0.5, diagonal=True, fit_intercept=True),
+    "scw1-diag": lambda: SCW("SCW-I", diagonal=True),
+    "scw2-diag-b": lambda: SCW("SCW-II", C=0.5, diagonal=True, fit_intercept=True),
 }
 
 DENSE_ONLY = {
@@ -59,7 +59,7 @@ DENSE_ONLY = {
     "sop": lambda: SecondOrderPerceptron(),
     "iellip": lambda: IELLIP(),
     "arow-full": lambda: AROW(),
-    "scw-full": lambda: SCW("II"),
+    "scw-full": lambda: SCW("SCW-II"),
 }
 
 

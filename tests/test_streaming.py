@@ -54,11 +54,11 @@ LEARNERS = {
     "narow": lambda: NAROW(b=2.0),
     "nherd": lambda: NormalHerd(),
     "cw": lambda: ConfidenceWeighted(),
-    "scw1": lambda: SCW("I"),
-    "scw2": lambda: SCW("II", fit_intercept=True),
+    "scw1": lambda: SCW("SCW-I"),
+    "scw2": lambda: SCW("SCW-II", fit_intercept=True),
     "arow-diag": lambda: AROW(diagonal=True, fit_intercept=True),
     "cw-diag": lambda: ConfidenceWeighted(diagonal=True),
-    "scw2-diag": lambda: SCW("II", diagonal=True),
+    "scw2-diag": lambda: SCW("SCW-II", diagonal=True),
 }
 
 SPARSE = [

@@ -40,7 +40,7 @@ LEARNERS = {
     "pa1": lambda **kw: PassiveAggressive("PA-I", C=0.5, **kw),
     "ogd": lambda **kw: OGDClassifier(**kw),
     "arow-diag": lambda **kw: AROW(diagonal=True, fit_intercept=True, **kw),
-    "scw2-diag": lambda **kw: SCW("II", diagonal=True, **kw),
+    "scw2-diag": lambda **kw: SCW("SCW-II", diagonal=True, **kw),
     "multiclass-pa": lambda **kw: MulticlassPA("PA-II", C=0.3, **kw),
 }
 STATE = ("coef_", "intercept_", "mistakes_", "n_updates_", "n_iter_", "converged_")
