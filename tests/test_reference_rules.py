@@ -150,7 +150,7 @@ def test_alma():
             w = w + C / math.sqrt(k) * t * xn
             w = w / max(1.0, np.linalg.norm(w))
             k += 1
-    clf = olbook.ALMA(alpha=alpha, B=B, C=C).fit(X, y)
+    clf = olbook.ALMA(alpha=alpha, B=B, eta=C).fit(X, y)
     assert_state(clf, w, mis, upd)
 
 
@@ -169,7 +169,7 @@ def test_ogd_classifier(loss, schedule):
         mis.append((w @ x > 0) != (lab > 0))
         upd.append(bool(np.any(grad != 0)))
         w = w - eta * grad
-    clf = olbook.OGDClassifier(loss=loss, eta0=eta0, schedule=schedule).fit(X, y)
+    clf = olbook.OGDClassifier(loss=loss, eta=eta0, schedule=schedule).fit(X, y)
     assert_state(clf, w, mis, upd)
 
 

@@ -42,7 +42,7 @@ SPARSE_LEARNERS = {
     "pa2": lambda: PassiveAggressive("PA-II", C=2.0),
     "ogd-hinge": lambda: OGDClassifier(max_iter=2),
     "ogd-logistic": lambda: OGDClassifier(
-        loss="logistic", schedule="constant", eta0=0.1
+        loss="logistic", schedule="constant", eta=0.1
     ),
     "arow-diag": lambda: AROW(r=0.5, diagonal=True),
     "arow-diag-b": lambda: AROW(diagonal=True, fit_intercept=True, max_iter=2),
