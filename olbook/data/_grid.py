@@ -46,7 +46,7 @@ def random_unit_vector(n_features: int, random_state=None) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-def _check_geometry(n_samples, n_features, margin, radius, *, min_features: int):
+def check_geometry(n_samples, n_features, margin, radius, *, min_features: int):
     """Validate the size, margin and radius asked of a synthetic separable data set."""
     n = check_positive_int(n_samples, "n_samples")
     d = check_positive_int(n_features, "n_features")
@@ -69,7 +69,7 @@ GRID_BITS = 20
 """Synthetic data lie on the dyadic grid of step ``2**(e - GRID_BITS)``, where ``2**e <= R < 2**(e + 1)``."""
 
 
-def _grid_step(R: float) -> float:
+def grid_step(R: float) -> float:
     """The grid step for data of radius ``R``.
 
     The power of two with ``R / 2**(GRID_BITS + 1) < step <= R / 2**GRID_BITS``.
@@ -77,7 +77,7 @@ def _grid_step(R: float) -> float:
     return float(2.0 ** (np.floor(np.log2(R)) - GRID_BITS))
 
 
-def _separator_and_labels(
+def separator_and_labels(
     n: int, d: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """A random signed coordinate axis as unit separator, and random labels (example 0 is +1, example 1 is -1)."""
@@ -88,7 +88,7 @@ def _separator_and_labels(
     return u, y
 
 
-def _perpendicular(
+def perpendicular(
     length: np.ndarray, u: np.ndarray, step: float, rng: np.random.Generator
 ) -> np.ndarray:
     """Random vectors orthogonal to the axis ``u``, of norm at most ``length``, on the grid of ``step``.
@@ -111,6 +111,6 @@ def _perpendicular(
     return np.trunc(Z * (length / norms / step)[:, None]) * step
 
 
-def _on_axis(t: np.ndarray, y: np.ndarray, u: np.ndarray) -> np.ndarray:
+def on_axis(t: np.ndarray, y: np.ndarray, u: np.ndarray) -> np.ndarray:
     """The examples ``y_i t_i u`` (``u`` a signed coordinate axis): exact, no rounding."""
     return (y * t)[:, None] * u[None, :]

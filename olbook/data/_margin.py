@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_float, check_positive_int, check_rng
-from ._grid import SeparableData, _grid_step
+from ._grid import SeparableData, grid_step
 
 MAX_PARITY_FEATURES = 20
 """Largest ``n_features`` of :func:`make_first_one_parity` (``2**20 - 1`` examples)."""
@@ -140,6 +140,6 @@ def make_spirals(
     X = sign[:, None] * np.column_stack([r * np.cos(theta), r * np.sin(theta)])
     if noise > 0:
         X = X + float(noise) * R * rng.standard_normal(X.shape)
-    step = _grid_step(R)
+    step = grid_step(R)
     X = np.round(X / step) * step
     return np.ascontiguousarray(X), sign.astype(np.int64)

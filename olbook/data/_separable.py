@@ -13,11 +13,11 @@ from .._validation import (
 from ._grid import (
     NoisyData,
     SeparableData,
-    _check_geometry,
-    _grid_step,
-    _on_axis,
-    _perpendicular,
-    _separator_and_labels,
+    check_geometry,
+    grid_step,
+    on_axis,
+    perpendicular,
+    separator_and_labels,
 )
 
 
@@ -69,22 +69,22 @@ def make_separable(
     SeparableData
         ``(X, y, u)``.
     """
-    n, d, gamma, R = _check_geometry(
+    n, d, gamma, R = check_geometry(
         n_samples, n_features, margin, radius, min_features=1
     )
-    step = _grid_step(R)
+    step = grid_step(R)
     rng = check_rng(random_state)
-    u, y = _separator_and_labels(n, d, rng)
+    u, y = separator_and_labels(n, d, rng)
     top = max(np.floor(R / step), np.ceil(gamma / step))
     t = np.minimum(np.ceil(rng.uniform(gamma, R, size=n) / step), top) * step
     t[0] = np.ceil(gamma / step) * step
     if d == 1:
         t[1] = top * step
-        return SeparableData(_on_axis(t, y, u), y, u)
+        return SeparableData(on_axis(t, y, u), y, u)
     room = np.sqrt(np.maximum(R * R - t * t, 0.0))
     length = room * rng.uniform(0.0, 1.0, size=n)
     length[0] = room[0]
-    X = _on_axis(t, y, u) + _perpendicular(length, u, step, rng)
+    X = on_axis(t, y, u) + perpendicular(length, u, step, rng)
     return SeparableData(X, y, u)
 
 
@@ -145,15 +145,15 @@ def make_shell(
         :math:`0 < \gamma \le R`.
     random_state : None, int or numpy.random.Generator
     """
-    n, d, gamma, R = _check_geometry(
+    n, d, gamma, R = check_geometry(
         n_samples, n_features, margin, radius, min_features=2
     )
-    step = _grid_step(R)
+    step = grid_step(R)
     rng = check_rng(random_state)
-    u, y = _separator_and_labels(n, d, rng)
+    u, y = separator_and_labels(n, d, rng)
     t = np.full(n, np.ceil(gamma / step) * step)
     length = np.full(n, np.sqrt(max(R * R - t[0] * t[0], 0.0)))
-    X = _on_axis(t, y, u) + _perpendicular(length, u, step, rng)
+    X = on_axis(t, y, u) + perpendicular(length, u, step, rng)
     return SeparableData(X, y, u)
 
 
