@@ -37,14 +37,14 @@ FIRST = {
     "ALMA": olbook.ALMA,
     "OGDClassifier": olbook.OGDClassifier,
     "AROW(diagonal=True)": lambda: olbook.AROW(diagonal=True),
-    "SCW(II, diagonal=True)": lambda: olbook.SCW("II", diagonal=True),
+    "SCW(SCW-II, diagonal=True)": lambda: olbook.SCW("SCW-II", diagonal=True),
 }
 SECOND = {
     "AROW": olbook.AROW,
     "NAROW": lambda: olbook.NAROW(b=2.0),
     "NormalHerd": olbook.NormalHerd,
     "ConfidenceWeighted": olbook.ConfidenceWeighted,
-    "SCW(I)": lambda: olbook.SCW("I"),
+    "SCW(SCW-I)": lambda: olbook.SCW("SCW-I"),
     "SecondOrderPerceptron": olbook.SecondOrderPerceptron,
     "IELLIP": olbook.IELLIP,
 }
