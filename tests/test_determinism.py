@@ -466,7 +466,7 @@ def test_there_is_something_to_scan() -> None:
             "import olbook\nX, y, u = olbook.data.make_separable(100, 2, margin=0.1)",
             "make_separable draws",
         ),
-        ("from olbook import Pocket\nclf = Pocket(max_iter=5)", "Pocket draws"),
+        ("from olbook import Pocket\nclf = Pocket(max_updates=5)", "Pocket draws"),
         (
             "import time\nt0 = time.time()\nprint(f'took {time.time() - t0:.2f} s')",
             "the clock printed",
