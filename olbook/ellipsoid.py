@@ -195,7 +195,8 @@ def iellip_epoch(X, y, w, R, c0, decay, mistakes, updates):
     On a mistake (``y w.x <= 0``) with ``v = x' A x > 0``: ``g = y x / sqrt(v)``,
     ``w += (1 - y w.x) / sqrt(v) * A g`` and ``A <- (A - c A g g' A) / (1 - c)``, i.e.
     ``A^{-1} <- (1 - c) A^{-1} + c g g'``. The coefficient ``c`` is multiplied by
-    ``decay`` after every round (LIBOL's schedule, its ``b``). Returns ``(c, bad_row)``.
+    ``decay`` after every round (LIBOL's schedule, its ``b``). Returns
+    ``(c, bad_row)``.
     """
     n, d = X.shape
     z = np.empty(d)
