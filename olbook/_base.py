@@ -200,8 +200,8 @@ class LinearPredictorMixin:
             estimator=self,
             accept_sparse=getattr(self, "_accepts_sparse", False),
         )
-        w = np.ascontiguousarray(np.atleast_2d(self.coef_)[0])  # TIGHTEN
-        b = float(np.ravel(self.intercept_)[0])
+        w = np.ascontiguousarray(self.coef_[0])
+        b = float(self.intercept_[0])
         if is_sparse(Xa):  # CSR: O(nnz), the bits of the dense rows
             return csr_row_dots(Xa, w) + b
         # same bits on every CPU, unlike BLAS
@@ -816,12 +816,16 @@ class GameLearner:
         self.n_rounds_ += len(chunk)
         self.cumulative_loss_ = float(chunk.cumulative_loss[-1])
 
-    def _saved(self) -> tuple[dict, int]:
-        """What :meth:`_restore` needs to undo a call: the attributes, arrays copied."""
-        saved = {
-            k: (v.copy() if isinstance(v, np.ndarray) else v)
-            for k, v in self.__dict__.items()
-        }
+    def _saved(self, copy_arrays: bool = True) -> tuple[dict, int]:
+        """What :meth:`_restore` needs to undo a call: the attributes (arrays copied,
+        unless the call changes no array in place before it can fail)."""
+        if copy_arrays:
+            saved = {
+                k: (v.copy() if isinstance(v, np.ndarray) else v)
+                for k, v in self.__dict__.items()
+            }
+        else:
+            saved = dict(self.__dict__)
         return saved, len(self.__dict__.get("_chunks", ()))
 
     def _restore(self, saved: tuple[dict, int]) -> None:
@@ -832,7 +836,7 @@ class GameLearner:
         self.__dict__.update(attrs)
 
     def _play_block(self, F: np.ndarray, settings: dict, new_game: bool) -> GameTrace:
-        saved = self._saved()
+        saved = self._saved(copy_arrays=False)  # _play raises before it changes arrays
         try:
             if new_game or not self._started():
                 self._begin(settings)
