@@ -30,6 +30,7 @@ __all__ = [
 
 
 def _as_vector(w, n_features: int, name: str) -> np.ndarray:
+    """``w`` as a 1-D float64 array; a learner's ``coef_`` of shape (1, d) is its row."""
     wa = np.asarray(w, dtype=np.float64).ravel()
     if wa.shape[0] != n_features:
         raise ValueError(
@@ -40,6 +41,19 @@ def _as_vector(w, n_features: int, name: str) -> np.ndarray:
     return wa
 
 
+def _as_intercept(b) -> float:
+    """``b`` as a finite float; a learner's ``intercept_`` of shape (1,) is its entry."""
+    ba = np.asarray(b, dtype=np.float64)
+    if ba.size != 1:
+        raise ValueError(
+            f"intercept must be a number; got an array of shape {ba.shape}."
+        )
+    value = float(ba.reshape(-1)[0])
+    if not np.isfinite(value):
+        raise ValueError("intercept must be finite.")
+    return value
+
+
 def margin(X, y, w, intercept: float = 0.0) -> float:
     r"""Geometric margin of the hyperplane :math:`\mathbf w^\top\mathbf x + b = 0` on ``(X, y)``.
 
@@ -48,6 +62,8 @@ def margin(X, y, w, intercept: float = 0.0) -> float:
     Positive if and only if the hyperplane separates the data; then it is the
     distance from the hyperplane to the closest example. (A minimum over
     examples, not an arg-min: see "Notes on the sources", the *Foundations of Data Science* draft.)
+    ``w`` and ``intercept`` may be a fitted learner's ``coef_`` (shape (1, d))
+    and ``intercept_`` (shape (1,)) as they are.
     """
     Xa, ya = check_X_y(X, y)
     wa = _as_vector(w, Xa.shape[1], "w")
@@ -56,9 +72,8 @@ def margin(X, y, w, intercept: float = 0.0) -> float:
         raise ValueError(
             "w is the zero vector: it defines no hyperplane, so it has no margin."
         )
-    if not np.isfinite(intercept):
-        raise ValueError("intercept must be finite.")
-    return float(np.min(ya * (row_dots(Xa, wa) + intercept)) / norm)
+    b = _as_intercept(intercept)
+    return float(np.min(ya * (row_dots(Xa, wa) + b)) / norm)
 
 
 def radius(X) -> float:
@@ -86,7 +101,9 @@ def perceptron_bound(
 ) -> MistakeBound:
     r"""The Block--Novikoff bound that holds for :class:`olbook.Perceptron` on ``(X, y)``.
 
-    The separator :math:`(\mathbf u, b)` need not have unit norm.
+    The separator :math:`(\mathbf u, b)` need not have unit norm; ``u`` and
+    ``intercept`` may be a fitted learner's ``coef_`` (shape (1, d)) and
+    ``intercept_`` (shape (1,)) as they are.
 
     * ``fit_intercept=False``: the perceptron's hyperplanes pass through the
       origin, so the separator must too (``intercept=0``):
@@ -113,8 +130,7 @@ def perceptron_bound(
     Xa, ya = check_X_y(X, y)
     ua = _as_vector(u, Xa.shape[1], "u")
     fit_b = check_bool(fit_intercept, "fit_intercept")
-    if not np.isfinite(intercept):
-        raise ValueError("intercept must be finite.")
+    intercept = _as_intercept(intercept)
     if not fit_b and intercept != 0.0:
         raise ValueError(
             "a separator with intercept != 0 gives no bound for the perceptron without "

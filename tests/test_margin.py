@@ -415,3 +415,18 @@ def test_farkas_residual_covers_underflow():
     ) / sum(Fraction(float(v)) for v in lam)
     assert exact > 5 * Fraction(_ETA)
     assert Fraction(_farkas_residual(At, lam)) >= exact
+
+
+def test_margin_takes_a_learners_coef_and_intercept_as_they_are():
+    """coef_ of shape (1, d) and intercept_ of shape (1,) (scikit-learn's) are w and b."""
+    X, y, _ = olbook.data.make_separable(50, 3, margin=0.1, random_state=4)
+    svm = olbook.SVM().fit(X, y)
+    assert svm.coef_.shape == (1, 3) and svm.intercept_.shape == (1,)
+    w, b = svm.coef_[0], svm.intercept_[0]
+    assert olbook.margin(X, y, svm.coef_, svm.intercept_) == olbook.margin(X, y, w, b)
+    bound = olbook.perceptron_bound(X, y, svm.coef_, svm.intercept_, fit_intercept=True)
+    assert bound == olbook.perceptron_bound(X, y, w, b, fit_intercept=True)
+    with pytest.raises(ValueError, match="intercept must be a number"):
+        olbook.margin(X, y, w, np.array([b, b]))
+    with pytest.raises(ValueError, match="finite"):
+        olbook.margin(X, y, w, np.array([np.nan]))
