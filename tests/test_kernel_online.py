@@ -237,7 +237,11 @@ def _kernel_learners():
     ]
 
 
-@pytest.mark.parametrize("est", _kernel_learners(), ids=repr)
+@pytest.mark.parametrize(
+    "est",
+    _kernel_learners(),
+    ids=lambda e: " ".join(repr(e).split()).split(" at 0x")[0],
+)
 def test_dual_coef_has_svc_shape_and_no_alpha_(est):
     X, y = _data(8, n=80)
     with pytest.warns(UserWarning) if est.max_iter > 1 else _no_warning():
