@@ -153,7 +153,9 @@ class Forgetron(StoredExamplesLearner):
         self, budget: int = 100, kernel=None, max_iter: int = 1, trace: bool = True
     ):
         self.trace = trace
-        self.budget, self.kernel, self.max_iter = budget, kernel, max_iter
+        self.budget = budget
+        self.kernel = kernel
+        self.max_iter = max_iter
 
     def _validate_params(self) -> None:
         check_positive_int(self.budget, "budget")

@@ -272,14 +272,14 @@ class NORMA(StoredExamplesLearner):
         trace: bool = True,
     ):
         self.trace = trace
-        self.kernel, self.eta, self.lam, self.loss, self.rho = (
-            kernel,
-            eta,
-            lam,
-            loss,
-            rho,
-        )
-        self.nu, self.budget, self.max_iter = nu, budget, max_iter
+        self.kernel = kernel
+        self.eta = eta
+        self.lam = lam
+        self.loss = loss
+        self.rho = rho
+        self.nu = nu
+        self.budget = budget
+        self.max_iter = max_iter
 
     def _validate_params(self) -> None:
         self._check_kernel()
@@ -450,7 +450,8 @@ class KernelPerceptron(NORMA):
 
     def __init__(self, kernel=None, max_iter: int = 1, trace: bool = True):
         self.trace = trace
-        self.kernel, self.max_iter = kernel, max_iter
+        self.kernel = kernel
+        self.max_iter = max_iter
 
 
 @numba.njit(cache=True)
@@ -548,8 +549,11 @@ class BudgetPerceptron(StoredExamplesLearner):
         trace: bool = True,
     ):
         self.trace = trace
-        self.budget, self.kernel, self.policy = budget, kernel, policy
-        self.random_state, self.max_iter = random_state, max_iter
+        self.budget = budget
+        self.kernel = kernel
+        self.policy = policy
+        self.random_state = random_state
+        self.max_iter = max_iter
 
     def _validate_params(self) -> None:
         check_positive_int(self.budget, "budget")
