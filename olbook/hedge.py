@@ -83,8 +83,9 @@ class Hedge(ExpertLearner):
     n_experts : int
         The number ``m`` of experts.
     eta : float > 0 or {"tuned", "anytime", "doubling"}, default="anytime"
-        A fixed rate; ``"tuned"``: ``sqrt(8 ln m / horizon)``, regret at most
-        ``sqrt(horizon ln m / 2)`` (book, theorem ``regret-thm-hedge``);
+        The step size (learning rate): a fixed rate; ``"tuned"``:
+        ``sqrt(8 ln m / horizon)``, regret at most ``sqrt(horizon ln m / 2)``
+        (book, theorem ``regret-thm-hedge``);
         ``"anytime"``: ``eta_t = sqrt(8 ln m / t)``, regret at most
         ``3 sqrt(T ln m / 8)`` at every T (theorem ``regret-thm-anytime``);
         ``"doubling"``: restart with the tuned rate on epochs of lengths
