@@ -180,7 +180,10 @@ class NormalizedPerceptron(Perceptron):
     Parameters
     ----------
     fit_intercept : bool, default=False
+        Learn a bias :math:`b`: the examples are augmented to :math:`(\mathbf a, 1)`
+        before they are normalized.
     max_iter : int, default=1
+        Maximum number of passes over the data in :meth:`fit`.
 
     References
     ----------

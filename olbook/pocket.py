@@ -98,6 +98,8 @@ class Pocket(
         Maximum number of PLA updates (not passes: ``max_iter`` counts passes in
         the online learners, and each update here costs a pass over the data).
     fit_intercept : bool, default=False
+        Learn a bias :math:`\hat b` (the weight of a constant feature 1 appended to
+        every example).
     random_state : None, int or numpy.random.Generator
         Seeds the choice of the misclassified example at every iteration.
 
