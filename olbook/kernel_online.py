@@ -38,7 +38,6 @@ the oldest to the newest: the outputs are the same on every CPU.
 from __future__ import annotations
 
 import copy
-import functools
 import math
 from collections.abc import Callable
 
@@ -74,19 +73,41 @@ _LOSSES = ("hinge", "logistic", "squared", "perceptron")
 _MIN_SCALE = 1e-100
 
 
-def _decaying_eta_at(lam: float, t: int) -> float:
-    return 1.0 / (3.0 * lam * math.sqrt(t))
+class _DecayingEta:
+    """The schedule ``t -> 1/(3 lam sqrt(t))``: picklable, and printed as it is written."""
+
+    __slots__ = ("lam",)
+
+    def __init__(self, lam: float) -> None:
+        self.lam = lam
+
+    def __call__(self, t: int) -> float:
+        return 1.0 / (3.0 * self.lam * math.sqrt(t))
+
+    def __repr__(self) -> str:
+        return f"decaying_eta({self.lam!r})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is _DecayingEta and other.lam == self.lam
+
+    def __hash__(self) -> int:
+        return hash(("decaying_eta", self.lam))
+
+    def __reduce__(self):
+        return (_DecayingEta, (self.lam,))
 
 
 def decaying_eta(lam: float) -> Callable[[int], float]:
     r"""The schedule :math:`\eta_t = 1/(3\lambda\sqrt t)` of the notes on kernel online
     learning.
 
-    A function of the (1-based) round ``t``; a :func:`functools.partial` of a module
-    function, not a lambda, so that a learner using it can be pickled and cloned.
+    A function of the (1-based) round ``t``. It is an object of a module class,
+    not a lambda, so that a learner using it can be pickled and cloned, and its
+    ``repr`` is ``decaying_eta(lam)``, the call that made it (so a learner's
+    ``repr`` shows it, and is the same in every process).
     """
     lam = check_positive_float(lam, "lam")
-    return functools.partial(_decaying_eta_at, lam)
+    return _DecayingEta(lam)
 
 
 @numba.njit(cache=True)
