@@ -808,6 +808,8 @@ class GameLearner:
         """The learner's cumulative loss after each of the rounds ``loss`` that follow
         those played: summed left to right from ``cumulative_loss_``, so a game played
         in blocks has the same bits as one played at once."""
+        if loss.size == 1:  # one round (update): the same sum, without the copies
+            return np.array([self.cumulative_loss_ + loss[0]])
         return np.cumsum(np.concatenate(([self.cumulative_loss_], loss)))[1:]
 
     def _record(self, chunk: GameTrace) -> None:

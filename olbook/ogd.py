@@ -84,7 +84,7 @@ def projected_step(
     y = x - eta * g
     if projection is not None:
         y = np.asarray(projection(y), dtype=np.float64)
-        if y.shape != x.shape or not np.all(np.isfinite(y)):
+        if y.shape != x.shape or not np.isfinite(y).all():
             raise ValueError(
                 "projection returned a point of the wrong shape or with NaN/inf."
             )
@@ -223,7 +223,7 @@ class OGD(GameLearner):
                 f"the {what} must have shape {want}, the point's dimension; "
                 f"got shape {g.shape}."
             )
-        if not np.all(np.isfinite(g)):
+        if not np.isfinite(g).all():
             raise non_finite_error(g, "gradient")
         return np.ascontiguousarray(g)
 
