@@ -48,8 +48,8 @@ def run_epoch(X, y, w, b, fit_intercept):
     ``w`` is a 1-D vector (the row ``coef_[0]`` of a learner) and ``b`` a float.
     A canonical CSR ``X`` runs :func:`perceptron_epoch_csr` instead
     (``OnlineLearner._run_loop`` of :mod:`olbook._base` picks the loop and raises
-    the ``ValueError`` on a bad row). Returns ``(w, b, mistakes, updates)``; the caller's ``w`` is not
-    changed.
+    the ``ValueError`` on a bad row). Returns ``(w, b, mistakes, updates)``; the
+    caller's ``w`` is not changed.
     """
     w = w.copy()  # the caller's w is not changed
     mistakes, updates = OnlineLearner._flags(X.shape[0])
