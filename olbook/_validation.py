@@ -120,6 +120,13 @@ def check_X(
     allow_empty : bool, default=False
         Accept 0 rows (a point set may be empty; a training set may not).
     """
+    # a DataFrame's column names first, as scikit-learn does: a frame with other
+    # names may hold NaN where its columns were looked up
+    names_first = (
+        n_features is not None and estimator is not None and hasattr(X, "columns")
+    )
+    if names_first:
+        check_feature_names(estimator, X)
     if is_sparse(X):
         raise ValueError(
             f"{name} is a sparse {type(X).__name__}: sparse input is not supported "
@@ -154,8 +161,8 @@ def check_X(
             f"{name} has {arr.shape[1]} features, but {who} is expecting {n_features} features "
             "as input (the number it was fitted with)."
         )
-    if n_features is not None and estimator is not None:
-        check_feature_names(estimator, X)
+    if n_features is not None and estimator is not None and not names_first:
+        check_feature_names(estimator, X)  # warns if the fit had names and X has none
     return arr
 
 

@@ -16,6 +16,7 @@ from ._validation import (
     check_nonnegative_int,
     check_rng,
     check_X,
+    record_feature_names,
 )
 
 __all__ = ["Pocket", "pocket_run"]
@@ -167,6 +168,7 @@ class Pocket(
         self.errors_ = errors.copy()
         self.pocket_errors_ = pocket_errors.copy()
         self.n_updates_ = int(n_updates)
+        record_feature_names(self, X)
         self.n_features_in_ = d
         self.classes_ = classes
         return self

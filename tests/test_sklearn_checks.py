@@ -70,8 +70,8 @@ EXPECTED_FAILURES: dict[type, dict[str, str]] = {
 def test_poor_score_is_declared_where_the_algorithm_scores_lower():
     """ROMMA, CW and IELLIP carry scikit-learn's ``poor_score`` tag (the checks run with
     a lower bar) instead of an expected failure that would skip them; the tag is
-    honest: after one pass from the defaults they score below 0.83 on the check's
-    data, where the perceptron, PA and AROW score above 0.95."""
+    honest: after one pass from the defaults they do not score above the check's 0.83
+    on its data, where the perceptron, PA and AROW score above 0.95."""
     from sklearn.datasets import make_blobs
     from sklearn.preprocessing import StandardScaler
     from sklearn.utils import shuffle
@@ -83,7 +83,8 @@ def test_poor_score_is_declared_where_the_algorithm_scores_lower():
     X, y = X[y != 2], y[y != 2]
     for cls in (olbook.ROMMA, olbook.ConfidenceWeighted, olbook.IELLIP):
         assert cls().__sklearn_tags__().classifier_tags.poor_score, cls
-        assert cls().fit(X, y).score(X, y) < 0.83, cls
+        # the check asks for accuracy > 0.83 (ROMMA reaches exactly 0.83)
+        assert cls().fit(X, y).score(X, y) <= 0.83, cls
     for cls in (olbook.Perceptron, olbook.PassiveAggressive, olbook.AROW):
         assert not cls().__sklearn_tags__().classifier_tags.poor_score, cls
         assert cls().fit(X, y).score(X, y) > 0.95, cls
@@ -105,6 +106,21 @@ def test_every_estimator_is_found():
         "Forgetron",
     } <= names
     assert len(names) >= 25
+
+
+@pytest.mark.parametrize("est", instances(), ids=lambda e: type(e).__name__)
+def test_feature_names_of_a_dataframe(est):
+    """scikit-learn's check_dataframe_column_names_consistency, which
+    parametrize_with_checks does not yield in scikit-learn 1.9: feature_names_in_ from a
+    DataFrame, and other names (also reordered, or fewer) a ValueError in predict,
+    decision_function, score and partial_fit."""
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the learners' ConvergenceWarnings
+        check_dataframe_column_names_consistency(type(est).__name__, est)
 
 
 @parametrize_with_checks(instances(), expected_failed_checks=expected_failed_checks)
