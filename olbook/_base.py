@@ -63,6 +63,8 @@ __all__ = [
     "GameTrace",
     "LinearPredictorMixin",
     "predict_from_scores",
+    "pass_flags",
+    "run_pass",
 ]
 
 
@@ -252,6 +254,32 @@ def _with_trace_entry(doc: str | None) -> str | None:
     return doc[: header.start()] + section + doc[header.start() :]
 
 
+def pass_flags(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two uninitialized boolean arrays of length ``n``: a pass's mistakes and updates."""
+    return np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+
+
+def run_pass(X, dense, csr, *args) -> tuple:
+    """One compiled pass over ``X``: the part every learner's ``_epoch`` shares.
+
+    Calls ``dense(X, *args)``, or for a CSR ``X``
+    ``csr(X.data, X.indices, X.indptr, *args)``. The loop returns, last,
+    the index of the first row holding NaN or inf (-1 if none): then this
+    raises the ``ValueError`` of :func:`olbook._validation.non_finite_error`
+    (the state arrays passed in were copies, so nothing is changed).
+    Returns the loop's other results, as a tuple (empty if it returns only
+    the index).
+    """
+    sparse = is_sparse(X)
+    if sparse and csr is None:  # pragma: no cover - check_X_sparse refuses it
+        raise ValueError(f"{dense.__name__} has no CSR version.")
+    out = csr(X.data, X.indices, X.indptr, *args) if sparse else dense(X, *args)
+    rest, bad = (tuple(out[:-1]), out[-1]) if isinstance(out, tuple) else ((), out)
+    if bad >= 0:
+        raise non_finite_error(X.data if sparse else X)
+    return rest
+
+
 class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Base class of olbook's online learners: ``fit``, ``partial_fit`` and the trace.
 
@@ -275,8 +303,8 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     ``__init_subclass__`` adds the entry :data:`TRACE_PARAMETER_DOC` to the
     Parameters of each subclass's docstring.
 
-    Attributes set by ``fit``/``partial_fit``
-    ------------------------------------------
+    Attributes
+    ----------
     trace_ : Trace
         Per-round mistakes and updates; absent when ``trace=False``.
     mistakes_ : int
@@ -291,7 +319,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         same data change nothing).
     n_features_in_ : int
     classes_ : ndarray of shape (2,)
-        The two labels, sorted (int64 ``[-1, 1]`` for the labels -1/+1);
+        The two labels, sorted, in the labels' dtype;
         ``classes_[1]`` is +1 inside.
     """
 
@@ -346,6 +374,27 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         return check_binary_targets(y, n_samples=n_samples, classes=classes)
 
+    #: Hyper-parameters that fix the shape of the state (the bias feature, a
+    #: diagonal covariance): a ``partial_fit`` that continues a run must keep the
+    #: values the run started with (others may change between calls and take
+    #: effect at the next pass, as in scikit-learn's ``partial_fit``).
+    _structural_params: tuple[str, ...] = ("fit_intercept", "diagonal")
+
+    def _structure(self) -> dict:
+        return {
+            p: getattr(self, p) for p in self._structural_params if hasattr(self, p)
+        }
+
+    def _check_structure(self) -> None:
+        """A continued run keeps the values of :attr:`_structural_params` it started with."""
+        started = self.__dict__.get("_started_structure", {})
+        changed = [p for p, v in self._structure().items() if started.get(p, v) != v]
+        if changed:
+            raise ValueError(
+                f"{', '.join(changed)} changed since this learner started; "
+                "call fit to start again."
+            )
+
     def _check_trace(self, continuing: bool) -> bool:
         """The checked value of ``trace``; a continued run must keep its value."""
         keep = check_bool(self.trace, "trace")
@@ -356,37 +405,15 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
             )
         return keep
 
-    @staticmethod
-    def _flags(n: int) -> tuple[np.ndarray, np.ndarray]:
-        """Two uninitialized boolean arrays of length ``n``: a pass's mistakes and updates."""
-        return np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
-
-    @staticmethod
-    def _run_loop(X, dense, csr, *args) -> tuple:
-        """One compiled pass over ``X``: the part every ``_epoch`` shares.
-
-        Calls ``dense(X, *args)``, or for a CSR ``X``
-        ``csr(X.data, X.indices, X.indptr, *args)``. The loop returns, last,
-        the index of the first row holding NaN or inf (-1 if none): then this
-        raises the ``ValueError`` of :func:`olbook._validation.non_finite_error`
-        (the state arrays passed in were copies, so nothing is changed).
-        Returns the loop's other results, as a tuple (empty if it returns only
-        the index).
-        """
-        sparse = is_sparse(X)
-        if sparse and csr is None:  # pragma: no cover - check_X_sparse refuses it
-            raise ValueError(f"{dense.__name__} has no CSR version.")
-        out = csr(X.data, X.indices, X.indptr, *args) if sparse else dense(X, *args)
-        rest, bad = (tuple(out[:-1]), out[-1]) if isinstance(out, tuple) else ((), out)
-        if bad >= 0:
-            raise non_finite_error(X.data if sparse else X)
-        return rest
+    _flags = staticmethod(pass_flags)  # for the subclasses' _epoch
+    _run_loop = staticmethod(run_pass)
 
     def _start(
         self, n_features: int, classes: np.ndarray, keep_trace: bool = True, X=None
     ) -> None:
         """A fresh run: ``classes_``, the initial state, ``feature_names_in_`` from ``X``."""
         self.classes_ = classes
+        self._started_structure = self._structure()
         self._init_state(n_features)
         if X is None:
             self.__dict__.pop("feature_names_in_", None)
@@ -446,7 +473,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
                 self._record(*self._epoch(Xa, ya))
                 if self.converged_ and self._stop_when_converged:
                     break
-        except ValueError:
+        except BaseException:  # a rejected call (or an interrupt) changes nothing
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
@@ -487,6 +514,8 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         fitted = hasattr(self, "mistakes_")
         keep_trace = self._check_trace(continuing=fitted)
+        if fitted:
+            self._check_structure()
         Xa = check_X_sparse(
             X,
             n_features=self.n_features_in_ if fitted else None,
@@ -509,7 +538,7 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
             if not fitted:
                 self._start(Xa.shape[1], classes, keep_trace, X)
             self._record(*self._epoch(Xa, ya))
-        except ValueError:
+        except BaseException:  # a rejected call (or an interrupt) changes nothing
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise

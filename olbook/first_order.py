@@ -262,6 +262,12 @@ class ROMMA(_FirstOrder):
     #: 0.96-0.975 for the perceptron and PA with the same defaults: it moves to
     #: the shortest vector meeting only the last constraint and one half-space,
     #: a smaller step than theirs early on.
+    @property
+    def _updates_mean_not_separable(self) -> bool:
+        """ROMMA updates on mistakes only; aggressive ROMMA below margin 1, also on
+        separable data."""
+        return not self.aggressive
+
     _poor_score = True
 
     def __init__(
@@ -410,9 +416,10 @@ class OGDClassifier(_FirstOrder):
         rule on the augmented examples). Changing it in the middle of a run
         (``partial_fit``) is a ``ValueError``.
     max_iter : int, default=1
-        The most passes over the data ``fit`` makes. With the logistic loss
-        every round is an update, so the ``ConvergenceWarning`` of a ``fit``
-        whose last pass updated does not speak of separability.
+        The most passes over the data ``fit`` makes. Both losses update also
+        on separable data (the logistic loss at every round, the hinge loss
+        below margin 1), so the ``ConvergenceWarning`` of a ``fit`` whose last
+        pass updated does not speak of separability.
 
     Attributes
     ----------
@@ -456,8 +463,9 @@ class OGDClassifier(_FirstOrder):
 
     @property
     def _updates_mean_not_separable(self) -> bool:
-        """The logistic loss updates at every round: an update says nothing about separability."""
-        return self.loss != "logistic"
+        """Never: the logistic loss updates at every round, the hinge loss whenever the
+        margin is below 1, also on separable data."""
+        return False
 
     def _validate_params(self) -> None:
         if self.loss not in ("hinge", "logistic"):

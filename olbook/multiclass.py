@@ -250,6 +250,11 @@ class MulticlassPA(_Multiclass):
     array([0, 1, 2])
     """
 
+    #: Updates whenever the margin is below 1 (or a confidence level), also on
+    #: separable data, where it need not ever stop: a last pass that updated says
+    #: nothing about separability.
+    _updates_mean_not_separable = False
+
     def __init__(
         self,
         variant: str = "PA-I",

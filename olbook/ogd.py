@@ -76,7 +76,9 @@ def projected_step(
     eta: float,
     projection: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
-    """The step of online gradient descent: ``Proj_K(x - eta g)`` (K = R^d without projection).
+    """The step of online gradient descent: ``Proj_K(x - eta g)``.
+
+    Without a projection, K = R^d.
 
     A projection that returns a point of another shape or with NaN/inf is a
     ``ValueError``.

@@ -177,6 +177,11 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
     array([ 1, -1])
     """
 
+    #: Updates whenever the margin is below 1 (or a confidence level), also on
+    #: separable data, where it need not ever stop: a last pass that updated says
+    #: nothing about separability.
+    _updates_mean_not_separable = False
+
     _accepts_sparse = True
 
     def __init__(

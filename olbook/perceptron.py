@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import LinearPredictorMixin, OnlineLearner
+from ._base import LinearPredictorMixin, OnlineLearner, pass_flags, run_pass
 from ._perceptron_loops import (
     normalize_rows,
     pass_sum,
@@ -47,14 +47,14 @@ def run_epoch(X, y, w, b, fit_intercept):
 
     ``w`` is a 1-D vector (the row ``coef_[0]`` of a learner) and ``b`` a float.
     A canonical CSR ``X`` runs :func:`perceptron_epoch_csr` instead
-    (``OnlineLearner._run_loop`` of :mod:`olbook._base` picks the loop and raises
-    the ``ValueError`` on a bad row). Returns ``(w, b, mistakes, updates)``; the
+    (:func:`olbook._base.run_pass` picks the loop and raises the ``ValueError``
+    on a bad row). Returns ``(w, b, mistakes, updates)``; the
     caller's ``w`` is not changed.
     """
     w = w.copy()  # the caller's w is not changed
-    mistakes, updates = OnlineLearner._flags(X.shape[0])
+    mistakes, updates = pass_flags(X.shape[0])
     args = (y, w, float(b), bool(fit_intercept), mistakes, updates)
-    (b,) = OnlineLearner._run_loop(X, perceptron_epoch, perceptron_epoch_csr, *args)
+    (b,) = run_pass(X, perceptron_epoch, perceptron_epoch_csr, *args)
     return w, float(b), mistakes, updates
 
 

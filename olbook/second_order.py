@@ -109,6 +109,11 @@ class _GaussianLearner(LinearPredictorMixin, OnlineLearner):
     """Shared state and loop: the mean (``coef_``, ``intercept_``) and the covariance
     ``covariance_``, which starts at ``a I``."""
 
+    #: Updates whenever the margin is below 1 (or a confidence level), also on
+    #: separable data, where it need not ever stop: a last pass that updated says
+    #: nothing about separability.
+    _updates_mean_not_separable = False
+
     _rule = -1
 
     @property

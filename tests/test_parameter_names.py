@@ -194,3 +194,34 @@ def test_one_meaning_per_fitted_attribute():
     pocket = olbook.Pocket(max_updates=20, random_state=0).fit(X, np.sign(X[:, 0]))
     assert pocket.coef_.shape == (1, X.shape[1]) and pocket.intercept_.shape == (1,)
     assert not hasattr(pocket, "n_iter_") and pocket.n_updates_ <= 20
+
+
+def test_separability_warning_only_where_updates_stop_on_separable_data():
+    """A learner whose ConvergenceWarning says "the data may not be linearly separable"
+    stops updating on separable data: on data separable with margin 0.3 it converges
+    (no warning at all within 200 passes). The others may update for ever there, so
+    their warning must not mention separability."""
+    import warnings
+
+    X, y, _ = olbook.data.make_separable(60, 3, margin=0.3, radius=1.0, random_state=2)
+    claims, silent = [], []
+    for cls in learner_classes():
+        if not issubclass(cls, OnlineLearner):
+            continue
+        for est in (cls(max_iter=200),) + (
+            (cls(max_iter=200, aggressive=True),) if cls is olbook.ROMMA else ()
+        ):
+            if not est._updates_mean_not_separable:
+                silent.append(est)
+                continue
+            with warnings.catch_warnings(record=True) as rec:
+                warnings.simplefilter("always")
+                est.fit(X, y)
+            assert est.converged_ and not rec, (est, [str(w.message) for w in rec])
+            claims.append(est)
+    assert len(claims) >= 8 and len(silent) >= 8
+    for est in silent:
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            est.set_params(max_iter=2).fit(X, y)
+        assert not any("separable" in str(w.message) for w in rec), est

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -374,10 +375,17 @@ def test_normalized_fit_intercept_changed_before_partial_fit(first, then):
 @pytest.mark.parametrize(
     "cls", [olbook.Perceptron, olbook.AveragedPerceptron, olbook.VotedPerceptron]
 )
-def test_fit_intercept_changed_before_partial_fit_is_harmless(cls):
-    """The plain family keeps w and b apart: switching the intercept on just starts using b."""
+def test_fit_intercept_changed_before_partial_fit_is_refused(cls):
+    """One rule for every online learner (OnlineLearner._structural_params): a continued
+    run keeps the fit_intercept it started with; the refused call changes nothing."""
     X, y, _, _ = make_noisy(20, 2, margin=0.1, flip=0.2, random_state=0)
     est = cls().fit(X, y)
+    before = pickle.dumps(est)
     est.fit_intercept = True
-    est.partial_fit(X, y)
-    assert est.coef_.shape == (1, 2) and est.predict(X).shape == (20,)
+    with pytest.raises(
+        ValueError, match="fit_intercept changed since this learner started"
+    ):
+        est.partial_fit(X, y)
+    est.fit_intercept = False
+    assert pickle.dumps(est) == before
+    assert cls(fit_intercept=True).fit(X, y).partial_fit(X, y).n_iter_ == 2
