@@ -154,12 +154,17 @@ def test_fit_intercept_is_the_rule_on_a_constant_feature(make):
 
 
 def test_ogd_logistic_warning_does_not_claim_non_separable_data():
-    """The logistic loss updates every round, so max_iter reached says nothing about
-    separability; the hinge loss's warning keeps the hint."""
+    """The logistic loss updates every round and the hinge loss below margin 1, so
+    max_iter reached says nothing about separability; ROMMA (mistakes only) keeps the
+    hint."""
     X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
     y = np.array([1, 1, -1, -1])
     with pytest.warns(ConvergenceWarning) as rec:
         OGDClassifier(loss="logistic", max_iter=3).fit(X, y)
     assert "separable" not in str(rec[0].message)
-    with pytest.warns(ConvergenceWarning, match="linearly separable"):
+    with pytest.warns(ConvergenceWarning) as rec:
         OGDClassifier(loss="hinge", eta=1e-3, schedule="constant", max_iter=2).fit(X, y)
+    assert "separable" not in str(rec[0].message)
+    Xn = np.vstack([X, [[1.0, 1.0]], [[1.0, 1.0]]])  # one point with both labels
+    with pytest.warns(ConvergenceWarning, match="linearly separable"):
+        ROMMA(max_iter=3).fit(Xn, np.r_[y, 1, -1])
