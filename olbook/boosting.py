@@ -153,7 +153,7 @@ class DecisionStump(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     Book section 3.1 (``boost-sec-weak``); a weak learner in the sense of
     the weighted Definition 6.2 of Hopcroft and Kannan's draft.
 
-    Tie rule: every stump whose weighted error is within ``tol * sum(w)`` of
+    Tie rule: every stump whose weighted error is within ``tie_tol * sum(w)`` of
     the minimum counts as best, and the first one wins in the order (feature
     ``j``, then threshold from low to high, then ``s = +1`` before ``-1``).
     The tolerance makes the choice independent of the last bits of the
@@ -161,7 +161,7 @@ class DecisionStump(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    tol : float, default=1e-9
+    tie_tol : float, default=1e-9
         Relative tolerance of the tie rule; ``0`` takes the exact first minimum.
 
     Attributes
@@ -188,17 +188,19 @@ class DecisionStump(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     array([ 1,  1, -1, -1])
     """
 
-    def __init__(self, tol: float = 1e-9):
-        self.tol = tol
+    def __init__(self, tie_tol: float = 1e-9):
+        self.tie_tol = tie_tol
 
     def fit(self, X, y, sample_weight=None) -> DecisionStump:
         """Fit the best stump for ``sample_weight`` (default: all 1); any two labels."""
         try:
-            tol = float(self.tol)
+            tol = float(self.tie_tol)
         except (TypeError, ValueError):
             tol = float("nan")
         if not (np.isfinite(tol) and tol >= 0):
-            raise ValueError(f"tol must be a finite number >= 0; got {self.tol!r}.")
+            raise ValueError(
+                f"tie_tol must be a finite number >= 0; got {self.tie_tol!r}."
+            )
         Xa, ya, classes = _check_data(X, y)
         w = _check_sample_weight(sample_weight, Xa.shape[0])
         order, xs, err = stump_errors(Xa, ya, w)
@@ -316,7 +318,7 @@ class Boosting(_Ensemble):
     ----------
     estimators_ : list of the T hypotheses
     estimator_weights_ : ndarray, all 1 (the unweighted vote)
-    weighted_errors_ : ndarray of shape (T,)
+    estimator_errors_ : ndarray of shape (T,)
         The weighted error (fraction of the total weight) of each hypothesis:
         the trace of the weak-learning edge ``gamma_t = 1/2 - error``.
     log_weight_totals_ : ndarray of shape (T + 1,)
@@ -381,7 +383,7 @@ class Boosting(_Ensemble):
             )
         self.estimators_ = hyps
         self.estimator_weights_ = np.ones(T)
-        self.weighted_errors_ = errs
+        self.estimator_errors_ = errs
         self.log_weight_totals_ = log_totals
         self.classes_ = classes
         record_feature_names(self, X)

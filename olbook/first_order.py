@@ -243,6 +243,15 @@ class ROMMA(_FirstOrder):
     max_iter : int, default=1
         The most passes over the data ``fit`` makes.
 
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        The weights :math:`\mathbf w` (``coef_[0]``), scikit-learn's shape.
+    intercept_ : ndarray of shape (1,)
+        The bias (0.0 without ``fit_intercept``).
+    trace_, mistakes_, n_updates_, n_iter_, converged_
+        As in :class:`olbook.Perceptron`.
+
     Examples
     --------
     >>> import numpy as np
@@ -329,6 +338,12 @@ class ALMA(_FirstOrder):
 
     Attributes
     ----------
+    coef_ : ndarray of shape (1, n_features)
+        The weights :math:`\mathbf w` (``coef_[0]``), scikit-learn's shape.
+    intercept_ : ndarray of shape (1,)
+        The bias (0.0 without ``fit_intercept``).
+    trace_, mistakes_, n_updates_, n_iter_, converged_
+        As in :class:`olbook.Perceptron`.
     k_ : int
         One more than the number of updates so far.
 
@@ -401,6 +416,9 @@ class OGDClassifier(_FirstOrder):
     exact arithmetic, but in float64 its step :math:`1/(1 + e^{m})` is 0 once the
     margin :math:`m` exceeds about 709.78 (then the round is no update).
 
+    A ``scipy.sparse`` CSR ``X`` is read in O(nnz) per pass (:func:`ogd_epoch_csr`),
+    with the bits of the dense loop.
+
     Parameters
     ----------
     loss : {"hinge", "logistic"}, default="hinge"
@@ -423,11 +441,14 @@ class OGDClassifier(_FirstOrder):
 
     Attributes
     ----------
+    coef_ : ndarray of shape (1, n_features)
+        The weights :math:`\mathbf w` (``coef_[0]``), scikit-learn's shape.
+    intercept_ : ndarray of shape (1,)
+        The bias (0.0 without ``fit_intercept``).
+    trace_, mistakes_, n_updates_, n_iter_, converged_
+        As in :class:`olbook.Perceptron`.
     t_ : int
         Rounds played (the step schedule continues across passes).
-
-    A ``scipy.sparse`` CSR ``X`` is read in O(nnz) per pass (:func:`ogd_epoch_csr`),
-    with the bits of the dense loop.
 
     Examples
     --------

@@ -152,7 +152,7 @@ class Hedge(ExpertLearner):
 
     def _reset_state(self, settings: dict) -> None:
         # cumulative losses in the current epoch
-        self.epoch_loss_ = np.zeros(settings["n_experts"])
+        self._epoch_loss = np.zeros(settings["n_experts"])
         # cumulative losses since the reset
         self.expert_loss_ = np.zeros(settings["n_experts"])
         self._doubling_epoch = (0, 1)  # (start, length) for the doubling trick
@@ -174,7 +174,7 @@ class Hedge(ExpertLearner):
         t = self.n_rounds_ + 1
         start, length = self._doubling_epoch
         C = (
-            self.epoch_loss_
+            self._epoch_loss
             if not (s["mode"] == 2 and t > start + length)
             else np.zeros(s["n_experts"])
         )
@@ -190,7 +190,7 @@ class Hedge(ExpertLearner):
         s = self._game
         loss, best, _, start, length = hedge_run(
             L,
-            self.epoch_loss_,
+            self._epoch_loss,
             self.expert_loss_,
             self.n_rounds_,
             s["mode"],

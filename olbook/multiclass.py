@@ -198,6 +198,19 @@ class MulticlassPerceptron(_Multiclass):
     max_iter : int, default=1
         The most passes over the data ``fit`` makes.
 
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features)
+        One weight vector per class, also for two classes (the learner keeps
+        and updates a vector per class; scikit-learn's binary models keep one
+        row).
+    intercept_ : ndarray of shape (n_classes,)
+        One bias per class (zeros without ``fit_intercept``).
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted, in their dtype.
+    trace_, mistakes_, n_updates_, n_iter_, converged_
+        As in :class:`olbook.Perceptron`.
+
     Examples
     --------
     >>> import numpy as np
@@ -236,6 +249,19 @@ class MulticlassPA(_Multiclass):
         every example. Changing it in the middle of a run is a ``ValueError``.
     max_iter : int, default=1
         The most passes over the data ``fit`` makes.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features)
+        One weight vector per class, also for two classes (the learner keeps
+        and updates a vector per class; scikit-learn's binary models keep one
+        row).
+    intercept_ : ndarray of shape (n_classes,)
+        One bias per class (zeros without ``fit_intercept``).
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted, in their dtype.
+    trace_, mistakes_, n_updates_, n_iter_, converged_
+        As in :class:`olbook.Perceptron`.
 
     Examples
     --------

@@ -172,7 +172,8 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     kkt_gap_ : float
         The final KKT gap :math:`m - M` (below ``tol`` unless ``max_iter`` was reached);
         with ``fit_intercept=False``, the largest KKT violation of a single multiplier.
-    classes_ : ndarray of int64, ``[-1, 1]``
+    classes_ : ndarray of shape (2,)
+        The two labels, sorted, in the labels' dtype.
     n_features_in_ : int
 
     References

@@ -265,6 +265,7 @@ INVALID: dict[str, list] = {
     "alpha": [0.0, 1.5, -1.0],
     "p": [1, 3],
     "tol": [-1.0, NAN],
+    "tie_tol": [-1.0, NAN],
     "epsilon": [0.0, -0.1],
     "max_iter": [0, -1, 1.5, "10"],
     "n_estimators": [0, -3],

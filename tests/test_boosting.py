@@ -39,7 +39,7 @@ def test_stump_equals_brute_force(n, d, seed):
     X = rng.integers(0, 4, size=(n, d)).astype(float)  # many equal values
     y = rng.choice([-1, 1], size=n)
     w = rng.integers(1, 9, size=n).astype(float)  # integer weights: exact sums
-    stump = DecisionStump(tol=0).fit(X, y, sample_weight=w)
+    stump = DecisionStump(tie_tol=0).fit(X, y, sample_weight=w)
     pred = stump.predict(X)
     err = float(np.sum(w[pred != y]))
     assert err == brute_force_min_error(X, y, w)
@@ -120,7 +120,7 @@ def test_boosting_weights_and_vote(cancer):
     assert len(b.estimators_) == 11
     # the total weight grows by 1 + eps * err_t each round (dyadic weights: exact)
     growth = np.diff(b.log_weight_totals_)
-    np.testing.assert_allclose(growth, np.log1p(0.25 * b.weighted_errors_), rtol=1e-12)
+    np.testing.assert_allclose(growth, np.log1p(0.25 * b.estimator_errors_), rtol=1e-12)
     votes = np.sum([h.predict(X) for h in b.estimators_], axis=0)
     np.testing.assert_array_equal(b.predict(X), np.where(votes > 0, 1, -1))
 
@@ -158,8 +158,8 @@ def test_weak_learner_warning_and_error():
         (lambda: Boosting(epsilon=-1.0), "epsilon"),
         (lambda: Boosting(epsilon=float("nan")), "epsilon"),
         (lambda: AdaBoost(n_estimators=0), "n_estimators"),
-        (lambda: DecisionStump(tol=-1.0), "tol"),
-        (lambda: DecisionStump(tol="a"), "tol"),
+        (lambda: DecisionStump(tie_tol=-1.0), "tie_tol"),
+        (lambda: DecisionStump(tie_tol="a"), "tie_tol"),
     ],
 )
 def test_bad_parameters(make, match):

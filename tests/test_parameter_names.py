@@ -71,7 +71,8 @@ MEANINGS: dict[str, tuple[str, str]] = {
     "n_estimators": ("the number of boosting rounds T", r"rounds|\bT\b"),
     "estimator": ("the weak learner", r"weak learner"),
     "epsilon": ("Boosting's re-weighting factor 1 + epsilon", r"factor"),
-    "tol": ("a tolerance", r"toleran|gap"),
+    "tol": ("the SVM's stopping tolerance (scikit-learn SVC's)", r"stop"),
+    "tie_tol": ("DecisionStump's tolerance of its tie rule", r"tie rule"),
     "cache_size": ("megabytes of kernel columns kept", r"megabytes"),
     "shrinking": ("set aside examples that cannot violate", r"set aside"),
 }
