@@ -13,7 +13,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._rowops import csr_row_score, csr_row_sqnorms, row_score, row_sqnorms
+from ._rowops import (
+    csr_row_score,
+    csr_row_sqnorms,
+    row_score,
+    row_sqnorms,
+    with_constant_feature,
+)
 from ._validation import all_finite, check_X, is_sparse, non_finite_error
 
 __all__ = [
@@ -129,22 +135,16 @@ def normalize_rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
         return _normalize_csr(X, fit_intercept)
     if not all_finite(X):
         raise non_finite_error(X)
-    A = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
+    A = with_constant_feature(X) if fit_intercept else X
     norms = np.sqrt(row_sqnorms(np.ascontiguousarray(A)))
     _refuse_zero_rows(norms)
     return A / norms[:, None]
 
 
 def _normalize_csr(X, fit_intercept: bool):
-    import scipy.sparse as sp
-
     if not np.all(np.isfinite(X.data)):
         raise non_finite_error(X.data)
-    A = (
-        sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
-        if fit_intercept
-        else X.copy()
-    )
+    A = with_constant_feature(X) if fit_intercept else X.copy()
     A.sum_duplicates()
     norms = np.sqrt(csr_row_sqnorms(A))
     _refuse_zero_rows(norms)
