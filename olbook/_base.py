@@ -395,6 +395,14 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
                 "call fit to start again."
             )
 
+    def _check_common(self) -> None:
+        """Check the hyper-parameters every online learner shares: ``max_iter`` and,
+        where the learner has one, ``fit_intercept`` (``trace`` is checked by
+        ``fit``/``partial_fit`` themselves)."""
+        check_positive_int(self.max_iter, "max_iter")
+        if "fit_intercept" in self.get_params(deep=False):
+            check_bool(self.fit_intercept, "fit_intercept")
+
     def _check_trace(self, continuing: bool) -> bool:
         """The checked value of ``trace``; a continued run must keep its value."""
         keep = check_bool(self.trace, "trace")

@@ -24,10 +24,8 @@ from ._base import LinearPredictorMixin, OnlineLearner
 from ._linalg import covariance_from_cholesky, rank_one_update, solve_with_factor
 from ._rowops import row_score, with_constant_feature
 from ._validation import (
-    check_bool,
     check_open_unit,
     check_positive_float,
-    check_positive_int,
 )
 
 __all__ = ["SecondOrderPerceptron", "IELLIP", "sop_epoch", "iellip_epoch"]
@@ -75,8 +73,7 @@ class _BiasFeature(LinearPredictorMixin, OnlineLearner):
 
     def _check_common(self) -> None:
         check_positive_float(self.a, "a")
-        check_bool(self.fit_intercept, "fit_intercept")
-        check_positive_int(self.max_iter, "max_iter")
+        super()._check_common()
 
     def _examples(self, X):
         """The examples the loop reads: ``X``, with a last column of ones with intercept."""

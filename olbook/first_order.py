@@ -25,7 +25,6 @@ from ._validation import (
     check_bool,
     check_open_unit,
     check_positive_float,
-    check_positive_int,
 )
 
 __all__ = [
@@ -196,10 +195,6 @@ def ogd_epoch_csr(
 
 class _FirstOrder(LinearPredictorMixin, OnlineLearner):
     """Weights from 0; with ``fit_intercept`` the last weight is the bias of a constant feature."""
-
-    def _check_common(self) -> None:
-        check_bool(self.fit_intercept, "fit_intercept")
-        check_positive_int(self.max_iter, "max_iter")
 
     def _init_state(self, n_features: int) -> None:
         self._bias_feature = bool(self.fit_intercept)

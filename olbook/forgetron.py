@@ -160,7 +160,7 @@ class Forgetron(StoredExamplesLearner):
     def _validate_params(self) -> None:
         check_positive_int(self.budget, "budget")
         self._check_kernel()
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
     def _init_state(self, n_features: int) -> None:
         cap = int(self.budget) + 1

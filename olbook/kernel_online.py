@@ -317,7 +317,7 @@ class NORMA(StoredExamplesLearner):
                 )
         if self.budget is not None:
             check_positive_int(self.budget, "budget")
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
         if not callable(self.eta):
             eta = check_positive_float(self.eta, "eta")
             if eta * lam >= 1.0:
@@ -582,7 +582,7 @@ class BudgetPerceptron(StoredExamplesLearner):
         if self.policy != "random":
             raise ValueError(f"policy must be 'random'; got {self.policy!r}.")
         check_rng(self.random_state)
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
     def _init_state(self, n_features: int) -> None:
         B = int(self.budget)

@@ -30,14 +30,12 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import OnlineLearner
 from ._rowops import row_dots, row_score, with_constant_feature
 from ._validation import (
-    check_bool,
     check_positive_float,
-    check_positive_int,
     check_target_column,
     check_X,
     class_labels,
 )
-from .passive_aggressive import PA_VARIANTS, pa_step_size
+from .passive_aggressive import check_variant, pa_step_size
 
 __all__ = ["MulticlassPerceptron", "MulticlassPA", "multiclass_epoch"]
 
@@ -92,10 +90,6 @@ class _Multiclass(OnlineLearner):
     the biases are the weights of a constant feature 1 appended to every
     example.
     """
-
-    def _check_common(self) -> None:
-        check_bool(self.fit_intercept, "fit_intercept")
-        check_positive_int(self.max_iter, "max_iter")
 
     def _rule(self) -> tuple[int, float]:
         """The update of :func:`multiclass_epoch`: (-1, unused C) for the perceptron."""
@@ -296,12 +290,9 @@ class MulticlassPA(_Multiclass):
         self.trace = trace
 
     def _validate_params(self) -> None:
-        if self.variant not in PA_VARIANTS:
-            raise ValueError(
-                f"variant must be one of {PA_VARIANTS}; got {self.variant!r}."
-            )
+        check_variant(self.variant)
         check_positive_float(self.C, "C")
         self._check_common()
 
     def _rule(self) -> tuple[int, float]:
-        return PA_VARIANTS.index(self.variant), float(self.C)
+        return check_variant(self.variant), float(self.C)

@@ -36,14 +36,13 @@ import numpy as np
 from ._base import LinearPredictorMixin, OnlineLearner
 from ._rowops import csr_row_score, csr_row_sqnorm, dot, row_score
 from ._validation import (
-    check_bool,
     check_positive_float,
-    check_positive_int,
 )
 
 __all__ = [
     "PassiveAggressive",
     "PA_VARIANTS",
+    "check_variant",
     "pa_epoch",
     "pa_epoch_csr",
     "pa_step_size",
@@ -52,6 +51,13 @@ __all__ = [
 #: The variants, spelled as the paper spells them (Crammer et al. 2006, section 3).
 
 PA_VARIANTS = ("PA", "PA-I", "PA-II")
+
+
+def check_variant(variant) -> int:
+    """The index of ``variant`` in :data:`PA_VARIANTS`, or a ``ValueError`` naming them."""
+    if not isinstance(variant, str) or variant not in PA_VARIANTS:
+        raise ValueError(f"variant must be one of {PA_VARIANTS}; got {variant!r}.")
+    return PA_VARIANTS.index(variant)
 
 
 @numba.njit(cache=True)
@@ -199,13 +205,9 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
         self.max_iter = max_iter
 
     def _validate_params(self) -> None:
-        if self.variant not in PA_VARIANTS:
-            raise ValueError(
-                f"variant must be one of {PA_VARIANTS}; got {self.variant!r}."
-            )
+        check_variant(self.variant)
         check_positive_float(self.C, "C")
-        check_bool(self.fit_intercept, "fit_intercept")
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
     def _init_state(self, n_features: int) -> None:
         self.coef_ = np.zeros((1, n_features))
@@ -219,7 +221,7 @@ class PassiveAggressive(LinearPredictorMixin, OnlineLearner):
             w,
             float(self.intercept_[0]),
             bool(self.fit_intercept),
-            PA_VARIANTS.index(self.variant),
+            check_variant(self.variant),
             float(self.C),
             mistakes,
             updates,

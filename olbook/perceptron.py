@@ -22,8 +22,6 @@ from ._perceptron_loops import (
 )
 from ._rowops import csr_row_dots, row_dots
 from ._validation import (
-    check_bool,
-    check_positive_int,
     check_X_sparse,
     is_sparse,
 )
@@ -137,8 +135,7 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
         self.max_iter = max_iter
 
     def _validate_params(self) -> None:
-        check_bool(self.fit_intercept, "fit_intercept")
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
 
     def _init_state(self, n_features: int) -> None:
         self.coef_ = np.zeros((1, n_features))

@@ -68,7 +68,6 @@ from ._validation import (
     check_bool,
     check_open_unit,
     check_positive_float,
-    check_positive_int,
 )
 from .ellipsoid import SecondOrderPerceptron, sop_epoch
 
@@ -126,8 +125,7 @@ class _GaussianLearner(LinearPredictorMixin, OnlineLearner):
         raise NotImplementedError
 
     def _validate_params(self) -> None:
-        check_bool(self.fit_intercept, "fit_intercept")
-        check_positive_int(self.max_iter, "max_iter")
+        self._check_common()
         check_positive_float(self.a, "a")
         check_bool(self.diagonal, "diagonal")
         self._params()
