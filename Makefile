@@ -78,7 +78,7 @@ pdf-tools:
 	$$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $(PDF_PACKAGES)
 
 # The whole book as one PDF: the single-page HTML build printed by headless Chromium (tools/build_pdf.py),
-# copied into _build/html, where the introduction links to it.
+# copied into _build/html, where the introduction names it (no link: make book alone builds no PDF).
 pdf: chromium pdf-tools $(STAMP)
 	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
 	@echo "The PDF: $(CURDIR)/_build/pdf/online-learning-executably.pdf"
