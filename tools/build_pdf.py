@@ -12,7 +12,7 @@ Usage: .venv/bin/python tools/build_pdf.py [--out _build/pdf/online-learning-exe
    with page numbers in the footer. _static/print.css hides the web page's navigation in print and
    starts each chapter on a new page.
 3. The PDF is written to _build/pdf/online-learning-executably.pdf and copied to
-   _build/html/online-learning-executably.pdf, where the book's introduction links to it.
+   _build/html/online-learning-executably.pdf, as the book's introduction says (it does not link it).
 
 Chromium: $CHROMIUM, else chromium, chromium-browser or google-chrome on PATH (`make chromium`).
 """
