@@ -3,7 +3,7 @@
 * :class:`OnlineLearner`: online *classifiers* (the perceptron family and the
   linear and kernel classifiers of the later chapters), scikit-learn estimators
   with ``fit``/``partial_fit`` and a per-round :class:`Trace`;
-* :class:`GameLearner`: the learners of a repeated game (chapter 5, part 1):
+* :class:`GameLearner`: the learners of a repeated game (chapter 5):
   prediction with expert advice (Halving, Weighted Majority, Hedge) and online
   convex optimization (OGD), with ``reset``, ``predict``, ``update`` and ``run``.
 
@@ -14,7 +14,7 @@ and takes any two labels, as scikit-learn does: ``classes_`` holds them sorted,
 and predictions come back in the original labels. With the labels -1 and +1,
 ``classes_`` is ``[-1, 1]`` in the labels' dtype, and so are the predictions.
 
-The online protocol (book section 1.1, label ``perc-sec-protocol``): at round
+The online protocol (book section 1.1, :ref:`perc-sec-protocol`): at round
 :math:`t` the learner sees :math:`\\mathbf x_t`, predicts
 :math:`\\hat y_t`, is told :math:`y_t`, and may update. Two different things
 are counted per round and kept apart:
@@ -577,7 +577,7 @@ class GameTrace:
         Majority; the expected loss :math:`\\mathbf p_t \\cdot \\boldsymbol\\ell_t`
         for Hedge; the linear loss :math:`\\mathbf g_t^\\top \\mathbf x_t` for OGD
         (the loss of the linearized game, whose regret bounds that of the convex
-        losses, book section ``regret-sec-ogd``).
+        losses, book section 5.5, :ref:`regret-sec-ogd`).
     cumulative_loss : ndarray of shape (T,)
         The learner's loss from the start of the game (the last reset) to each
         round, summed left to right: a game played in blocks has the same
@@ -633,7 +633,7 @@ class GameTrace:
 
         The regret against ``u`` of the linear losses
         :math:`\\mathbf g_s^\\top \\mathbf x`, which bounds that of the convex
-        losses whose (sub)gradients they are (book section ``regret-sec-ogd``).
+        losses whose (sub)gradients they are (book section 5.5, :ref:`regret-sec-ogd`).
         Computed in a fixed order (the same bits on every CPU).
         """
         if self.points is None:
@@ -669,10 +669,9 @@ def _same_value(a, b) -> bool:
 class GameLearner:
     """Base of the learners of a repeated game: experts (Halving, WM, Hedge) and OCO (OGD).
 
-    The protocol, the same for every game learner (book chapter 5; the
-    learners of chapter 8 follow it too). At round :math:`t = 1, 2, \\dots`
-    the learner plays, the environment reveals the round's *feedback*, the
-    learner pays a loss and updates:
+    The protocol, the same for every game learner (book chapter 5). At round
+    :math:`t = 1, 2, \\dots` the learner plays, the environment reveals the
+    round's *feedback*, the learner pays a loss and updates:
 
     * ``predict()`` -> ndarray: what the learner plays at the next round, a
       new array each call: a distribution over the :math:`m` experts (shape

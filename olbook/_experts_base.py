@@ -1,7 +1,7 @@
 """The pieces the expert learners share: their base class, the checks of losses, regret.
 
 A private module below :mod:`olbook.experts` and :mod:`olbook.hedge`, which
-both import it (book chapter 5, part 1).
+both import it (book chapter 5).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def regret(losses, choices) -> float:
     ``choices`` is either a 1-D array of expert indices (a deterministic
     learner follows expert ``choices[t]`` at round ``t``) or a (T, m) array of
     distributions (the learner's expected loss is ``p_t . l_t``). Returns
-    ``sum_t loss_t - min_i sum_t l_{t,i}`` (book, definition ``regret-def-regret``).
+    ``sum_t loss_t - min_i sum_t l_{t,i}`` (book, :prf:ref:`regret-def-regret`).
     """
     L = check_losses(losses, kind="real")
     c = np.asarray(choices)

@@ -1,6 +1,6 @@
 r"""Sequential minimal optimization (SMO) for the SVM dual, compiled with numba.
 
-The dual of the soft-margin SVM (book chapter 2, section ``marg-sec-dual``), written
+The dual of the soft-margin SVM (book section 2.3, :ref:`marg-sec-dual`), written
 as a minimization as in libsvm:
 
 .. math::

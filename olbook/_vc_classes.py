@@ -8,7 +8,7 @@ private fast paths (``_growth``, ``_complement_symmetric``) that those functions
 use when present; a reader's own class does not need them.
 
 The sets are those of section 6.6.1 of Hopcroft and Kannan's draft
-:cite:`hopcroft2014foundationsdraft` (book section 4.2, ``vc-sec-shattering``).
+:cite:`hopcroft2014foundationsdraft` (book section 4.2, :ref:`vc-sec-shattering`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
 """Boosting: weighted decision stumps, the (1+eps) re-weighting of the *Foundations of Data Science*
 draft (Hopcroft and Kannan, section 6.4) and AdaBoost
-(book chapter 3, ``boost-chapter``).
+(book chapter 3, :ref:`boost-chapter`).
 
 * :class:`DecisionStump` -- the weak learner: the exact best weighted threshold
-  on one feature (section 3.1, ``boost-sec-weak``);
+  on one feature (section 3.1, :ref:`boost-sec-weak`);
 * :class:`Boosting` -- multiply the weights of the mistakes by ``1 + epsilon``,
-  majority vote of ``n_estimators`` (odd) hypotheses (section 3.2, ``boost-sec-reweight``);
+  majority vote of ``n_estimators`` (odd) hypotheses (section 3.2,
+  :ref:`boost-sec-reweight`);
 * :class:`AdaBoost` -- Freund and Schapire's AdaBoost (1997) with hypothesis
-  weights ``alpha_t = ln((1 - eps_t) / eps_t) / 2`` (section 3.4, ``boost-sec-adaboost``).
+  weights ``alpha_t = ln((1 - eps_t) / eps_t) / 2`` (section 3.4,
+  :ref:`boost-sec-adaboost`).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def odd_ceil(t):
 def round_gain(epsilon, gamma):
     r"""The exact per-round gain :math:`D = \tfrac12\ln(1+\varepsilon) - \ln(1+\varepsilon(\tfrac12-\gamma))`.
 
-    Section 3.2 (``boost-sec-reweight``, theorem ``boost-thm-exact``) shows that when
+    Section 3.2 (:ref:`boost-sec-reweight`, :prf:ref:`boost-thm-exact`) shows that when
     every weak hypothesis has weighted error at most :math:`\tfrac12 - \gamma`, the
     majority vote of :math:`T` (odd) rounds of the (1+eps) boosting errs on at most
     :math:`n e^{-TD}/\sqrt{1+\varepsilon}` of the :math:`n` training examples, so
@@ -150,7 +152,7 @@ class DecisionStump(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     ``j``, every threshold between two consecutive distinct values of that
     feature (and below all of them) and both signs ``s``, by sorting each
     column and taking cumulative sums (:func:`stump_errors`): O(n d log n).
-    Book section 3.1 (``boost-sec-weak``); a weak learner in the sense of
+    Book section 3.1 (:ref:`boost-sec-weak`); a weak learner in the sense of
     the weighted Definition 6.2 of Hopcroft and Kannan's draft.
 
     Tie rule: every stump whose weighted error is within ``tie_tol * sum(w)`` of
@@ -297,7 +299,7 @@ class Boosting(_Ensemble):
     examples its hypothesis misclassified have their weight multiplied by
     ``1 + epsilon``; the output is the unweighted majority vote of the
     ``n_estimators`` hypotheses (odd, so no tie). Book section 3.2
-    (``boost-sec-reweight``); the algorithm of section 6.4 of Hopcroft and
+    (:ref:`boost-sec-reweight`); the algorithm of section 6.4 of Hopcroft and
     Kannan's draft (*Foundations of Data Science*), after Schapire (1990).
 
     Weights are updated by repeated multiplication (one IEEE rounding per
@@ -399,7 +401,7 @@ class AdaBoost(_Ensemble):
     ``alpha_t = ln((1 - eps_t) / eps_t) / 2`` and the weights of its mistakes
     are multiplied by ``(1 - eps_t) / eps_t = exp(2 alpha_t)``, then all are
     normalized. The output is ``sign(sum_t alpha_t h_t(x))`` (``-1`` at 0).
-    Book section 3.4 (``boost-sec-adaboost``).
+    Book section 3.4 (:ref:`boost-sec-adaboost`).
 
     The arithmetic is that of scikit-learn's ``AdaBoostClassifier`` (SAMME,
     Zhu et al. 2009, whose hypothesis weight ``ln((1 - eps)/eps)`` is exactly

@@ -1,7 +1,7 @@
 """Prediction with expert advice: Halving, Weighted Majority and Hedge.
 
-Book chapter 5, part 1 (labels ``regret-sec-halving``, ``regret-alg-wm``,
-``regret-sec-hedge``). At each round the learner holds a distribution (or a
+Book chapter 5, sections 5.2--5.3 (:ref:`regret-sec-halving`, :prf:ref:`regret-alg-wm`,
+:ref:`regret-sec-hedge`). At each round the learner holds a distribution (or a
 set) over ``m`` experts, the environment reveals the loss of every expert, and
 the learner pays its (expected) loss. The regret after ``T`` rounds is the
 learner's cumulative loss minus that of the best single expert.
@@ -161,7 +161,7 @@ class Halving(_Majority):
     """The halving algorithm: majority vote of the experts that have never erred.
 
     Assumes a perfect expert; then it makes at most ``floor(log2 m)``
-    mistakes (book, theorem ``regret-thm-halving``; Littlestone 1988,
+    mistakes (book, :prf:ref:`regret-thm-halving`; Littlestone 1988,
     Angluin 1988). A round that would leave no consistent expert is rejected
     with a ``ValueError`` (and the learner is unchanged).
 
@@ -204,7 +204,7 @@ class WeightedMajority(_Majority):
     multiplied by ``beta``. The learner follows the weighted majority (a tie
     counts as a mistake in :meth:`run`). If the best expert makes ``L*``
     mistakes, WM makes at most ``(L* ln(1/beta) + ln m) / ln(2/(1+beta))``
-    (book, theorem ``regret-thm-wm``).
+    (book, :prf:ref:`regret-thm-wm`).
 
     Parameters
     ----------

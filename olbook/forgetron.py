@@ -21,7 +21,7 @@ removal. The condition is the quadratic
 "self-tuned" variant as Orabona's DOGMA library implements it
 (``k_forgetron_st_train.m``), whose constant :math:`\tfrac{15}{32}` it uses.
 The paper's mistake bound for this variant is stated in the book without
-proof. Book section 7.4 (``kol-sec-budgets``), whose check recomputes
+proof. Book section 7.4 (:ref:`kol-sec-budgets`), whose check recomputes
 :math:`\phi` by bisection from the definition above.
 """
 

@@ -1,6 +1,6 @@
 """Hedge (exponential weights) with a fixed, tuned, anytime or doubling learning rate.
 
-Book chapter 5, section ``regret-sec-hedge``. Re-exported by
+Book section 5.3, :ref:`regret-sec-hedge`. Re-exported by
 :mod:`olbook.experts`. Freund and Schapire (1997); Cesa-Bianchi and Lugosi
 (2006), section 2.2 and theorem 2.2.
 """
@@ -85,11 +85,11 @@ class Hedge(ExpertLearner):
     eta : float > 0 or {"tuned", "anytime", "doubling"}, default="anytime"
         The step size (learning rate): a fixed rate; ``"tuned"``:
         ``sqrt(8 ln m / horizon)``, regret at most ``sqrt(horizon ln m / 2)``
-        (book, theorem ``regret-thm-hedge``);
+        (book, :prf:ref:`regret-thm-hedge`);
         ``"anytime"``: ``eta_t = sqrt(8 ln m / t)``, regret at most
-        ``3 sqrt(T ln m / 8)`` at every T (theorem ``regret-thm-anytime``);
+        ``3 sqrt(T ln m / 8)`` at every T (:prf:ref:`regret-thm-anytime`);
         ``"doubling"``: restart with the tuned rate on epochs of lengths
-        1, 2, 4, ... (theorem ``regret-thm-doubling``).
+        1, 2, 4, ... (:prf:ref:`regret-thm-doubling`).
     horizon : int, optional
         The number of rounds T; required by, and only used with, ``"tuned"``.
     bounded : bool, default=True

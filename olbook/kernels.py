@@ -1,4 +1,4 @@
-r"""Kernels and Gram matrices (book chapter 2, section ``marg-sec-kernels``).
+r"""Kernels and Gram matrices (book section 2.5, :ref:`marg-sec-kernels`).
 
 A kernel is a callable ``k(X, Y)`` that returns the Gram block
 :math:`(k(\mathbf x_i, \mathbf y_j))_{ij}` of shape ``(n_X, n_Y)``:
@@ -14,7 +14,7 @@ The factories return objects with a readable ``repr`` (``gaussian(gamma=0.5)``),
 their parameters as attributes, and equality by parameters. :func:`gram`
 builds a Gram matrix and :func:`is_psd` tests positive semi-definiteness
 (Mercer's condition on a finite sample: a symmetric function is a kernel if and
-only if all its Gram matrices are PSD, book ``marg-sec-kernels``).
+only if all its Gram matrices are PSD, book section 2.5, :ref:`marg-sec-kernels`).
 
 Numerics. Dot products and squared distances are computed by compiled loops
 that add the coordinates in one fixed order (no BLAS, no ``fastmath``), so a
@@ -252,8 +252,8 @@ def polynomial(degree: int = 2, coef0: float = 1.0) -> Kernel:
     It equals :math:`\phi(\mathbf x)^\top\phi(\mathbf y)` for the embedding
     :math:`\phi` into the :math:`\binom{D+d}{d}` monomials of degree at most
     :math:`D` (each scaled by the square root of a multinomial coefficient times a
-    power of :math:`c`), without ever forming :math:`\phi` (book
-    ``marg-sec-kernels``). scikit-learn's ``polynomial_kernel(X, Y, degree,
+    power of :math:`c`), without ever forming :math:`\phi` (book section 2.5,
+    :ref:`marg-sec-kernels`). scikit-learn's ``polynomial_kernel(X, Y, degree,
     gamma=1, coef0)`` is the same function.
 
     Parameters
@@ -302,8 +302,8 @@ def gaussian(gamma: float = 1.0) -> Kernel:
     r"""The Gaussian (RBF) kernel :math:`k(\mathbf x, \mathbf y) = e^{-\gamma\|\mathbf x-\mathbf y\|^2}`.
 
     Positive semi-definite for every :math:`\gamma > 0` (Gram matrices of
-    distinct points are even positive definite); book ``marg-sec-kernels``,
-    lemma 6.4 of the *Foundations of Data Science* draft
+    distinct points are even positive definite); book section 2.5,
+    :ref:`marg-sec-kernels`, lemma 6.4 of the *Foundations of Data Science* draft
     :cite:p:`hopcroft2014foundationsdraft`. It is scikit-learn's ``rbf_kernel`` and
     ``SVC(kernel="rbf", gamma=gamma)`` with the same ``gamma``.
 
@@ -328,7 +328,7 @@ def laplacian(gamma: float = 1.0) -> Kernel:
     :math:`s = \|\mathbf x-\mathbf y\|^2`, and :math:`s \mapsto e^{-\gamma\sqrt s}`
     is completely monotone (Schoenberg 1938), whereas
     :math:`e^{-\gamma\|\mathbf x-\mathbf y\|^p}` is not a kernel for :math:`p > 2`
-    (book ``marg-sec-kernels``).
+    (book section 2.5, :ref:`marg-sec-kernels`).
 
     Note: scikit-learn's ``sklearn.metrics.pairwise.laplacian_kernel`` uses the
     :math:`L_1` distance :math:`\sum_k |x_k - y_k|` (also a kernel, but a

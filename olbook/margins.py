@@ -1,7 +1,7 @@
 """Margins, radii, linear separability and the perceptron's mistake bound.
 
-Book: chapter 1, sections 1.3--1.5 (``perc-thm-novikoff``, ``perc-sec-bias``,
-``perc-sec-separability``, ``perc-thm-nonseparable``).
+Book: chapter 1, sections 1.3--1.5 (:prf:ref:`perc-thm-novikoff`, :ref:`perc-sec-bias`,
+:ref:`perc-sec-separability`, :prf:ref:`perc-thm-nonseparable`).
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def perceptron_bound(
       :math:`\hat R^2 = \max_i \|\mathbf x_i\|^2 + 1` and
       :math:`\hat\gamma = \min_i y_i(\mathbf u^\top\mathbf x_i + b)/\sqrt{\|\mathbf u\|^2 + b^2}`.
       For a unit :math:`\mathbf u` with margin :math:`\gamma` this is
-      :math:`(R^2 + 1)(1 + b^2)/\gamma^2`. Book: ``perc-sec-bias``.
+      :math:`(R^2 + 1)(1 + b^2)/\gamma^2`. Book: section 1.3, :ref:`perc-sec-bias`.
 
     Returns
     -------
@@ -394,7 +394,7 @@ def separability_certificate(
 
     Data separable only with a margin below about ``tol`` (or below HiGHS's
     tolerance) can therefore be called not separable, and it is said so in the
-    result (book section 2.1, ``marg-sec-lp``). Example: ``X = [[1], [1 + 1e-11],
+    result (book section 2.1, :ref:`marg-sec-lp`). Example: ``X = [[1], [1 + 1e-11],
     [0], [3]]``, ``y = [1, -1, 1, -1]`` is separable by a threshold between 1 and
     1 + 1e-11, but HiGHS declares the program infeasible.
 

@@ -1,13 +1,13 @@
 """Online gradient descent (Zinkevich 2003) for online convex optimization.
 
-Book chapter 5, section ``regret-sec-ogd``. At round t the learner plays a
+Book section 5.5, :ref:`regret-sec-ogd`. At round t the learner plays a
 point ``x_t`` of a convex set K, the environment reveals a convex loss
 through its (sub)gradient ``g_t`` at ``x_t``, and the learner moves to
 ``x_{t+1} = Proj_K(x_t - eta_t g_t)``. If K has diameter D and every
 ``||g_t|| <= G``, the regret is at most ``D^2/(2 eta) + eta G^2 T / 2`` for a
 fixed eta, ``D G sqrt(T)`` for ``eta = D/(G sqrt T)``, and
-``(3/2) D G sqrt(T)`` for ``eta_t = D/(G sqrt t)`` (book, theorems
-``regret-thm-ogd`` and ``regret-thm-ogd-anytime``).
+``(3/2) D G sqrt(T)`` for ``eta_t = D/(G sqrt t)`` (book,
+:prf:ref:`regret-thm-ogd` and :prf:ref:`regret-thm-ogd-anytime`).
 
 Reference: M. Zinkevich, "Online convex programming and generalized
 infinitesimal gradient ascent", ICML 2003, theorem 1.

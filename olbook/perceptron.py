@@ -83,7 +83,8 @@ class Perceptron(LinearPredictorMixin, OnlineLearner):
     order and number of passes (Block 1962; Novikoff 1962); with
     ``fit_intercept=True`` the bound holds for the augmented vectors
     :math:`(\mathbf x, 1)`, see :func:`olbook.perceptron_bound`.
-    Book: chapter 1, sections 1.2--1.3 (``perc-sec-pla``, ``perc-thm-novikoff``).
+    Book: chapter 1, sections 1.2--1.3 (:ref:`perc-sec-pla`,
+    :prf:ref:`perc-thm-novikoff`).
 
     Parameters
     ----------
@@ -163,7 +164,7 @@ class NormalizedPerceptron(Perceptron):
     so the first update sets :math:`\mathbf w = l_1\mathbf a_1`. The bound
     "at most :math:`1/\delta^2 - 1` iterations" counts the updates *after*
     that start: ``n_updates_ - 1 <= 1/delta**2 - 1``, i.e. Block--Novikoff with
-    :math:`R = 1`. Book: section 1.4 (``perc-thm-normalized``).
+    :math:`R = 1`. Book: section 1.4 (:prf:ref:`perc-thm-normalized`).
 
     ``coef_`` and ``intercept_`` act on the normalized examples; since the
     scaling is positive, ``predict`` agrees with the sign of
@@ -247,7 +248,7 @@ class AveragedPerceptron(Perceptron):
     averaged perceptron, and it is identical (up to rounding) to
     ``sklearn.linear_model.SGDClassifier(loss='perceptron', learning_rate='constant',
     eta0=1, penalty=None, average=True, shuffle=False, max_iter=max_iter, tol=None,
-    fit_intercept=...)``. Book: section 1.6 (``perc-sec-averaged``).
+    fit_intercept=...)``. Book: section 1.6 (:ref:`perc-sec-averaged`).
 
     The sum is computed from the updates alone: an update at round :math:`s`
     of a pass of :math:`n` rounds contributes to the :math:`n - s` weight
@@ -321,7 +322,8 @@ class VotedPerceptron(Perceptron):
     with :math:`\operatorname{sign}(0) = -1` as everywhere in olbook. Replacing
     the inner sign by the identity gives the averaged perceptron:
     :math:`\sum_k c_k \mathbf v_k / \sum_k c_k` equals
-    :class:`AveragedPerceptron`'s ``coef_[0]``. Book: section 1.6 (``perc-sec-voted``).
+    :class:`AveragedPerceptron`'s ``coef_[0]``. Book: section 1.6
+    (:ref:`perc-sec-voted`).
 
     Attributes
     ----------

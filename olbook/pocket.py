@@ -1,5 +1,5 @@
 """The pocket algorithm: the perceptron for data that is not linearly separable
-(book chapter 1, section 1.5, ``perc-sec-pocket``).
+(book chapter 1, section 1.5, :ref:`perc-sec-pocket`).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ class Pocket(
     new pocket weights classify more training examples correctly. The variant
     here is the ratchet test alone, applied after every update: the pocket's
     training error never increases, at a cost of one pass over the data per
-    update. Book: section 1.5 (``perc-sec-pocket``).
+    update. Book: section 1.5 (:ref:`perc-sec-pocket`).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 r"""The support vector machine: hard and soft margin, any kernel (book chapter 2).
 
-Book chapter 2, sections ``marg-sec-dual`` and ``marg-sec-kernels``. The
-dual is solved by the SMO of :mod:`olbook._smo`.
+Book chapter 2, sections 2.3 and 2.5 (:ref:`marg-sec-dual`,
+:ref:`marg-sec-kernels`). The dual is solved by the SMO of :mod:`olbook._smo`.
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ def separable_in_feature_space(
 
     With ``fit_intercept=False``, :math:`b = 0`.
 
-    By the representer argument (book ``marg-sec-kernels``) only the part of
-    :math:`\mathbf w` in the span of :math:`\phi(\mathbf x_1),\dots,\phi(\mathbf x_n)`
-    changes the :math:`f(\mathbf x_i)`, so it suffices to search
+    By the representer argument (book section 2.5, :ref:`marg-sec-kernels`) only
+    the part of :math:`\mathbf w` in the span of
+    :math:`\phi(\mathbf x_1),\dots,\phi(\mathbf x_n)` changes the
+    :math:`f(\mathbf x_i)`, so it suffices to search
     :math:`\mathbf w = \sum_j \beta_j\phi(\mathbf x_j)`: the data are
     separable in feature space if and only if the linear program
     :math:`y_i(\sum_j K_{ij}\beta_j + b) \ge 1` is feasible: the program of
@@ -115,7 +116,8 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     :func:`separable_in_feature_space` (the LP in the span of the kernel) for
     the others. (The dual is unbounded on such data: SMO would run forever.)
 
-    Book: chapter 2, section ``marg-sec-dual``; kernels in section ``marg-sec-kernels``.
+    Book: section 2.3 (:ref:`marg-sec-dual`); kernels in section 2.5
+    (:ref:`marg-sec-kernels`).
 
     Parameters
     ----------

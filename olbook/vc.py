@@ -64,7 +64,7 @@ def sauer_shelah(n: int, d: int) -> int:
     r"""The Sauer--Shelah bound :math:`\Phi_d(n) = \sum_{i=0}^{d} \binom{n}{i}`.
 
     A class of VC dimension ``d`` realizes at most this many labellings of ``n``
-    points (book section 4.3, ``vc-sec-growth``; Sauer 1972, Shelah 1972). Exact
+    points (book section 4.3, :ref:`vc-sec-growth`; Sauer 1972, Shelah 1972). Exact
     integers.
 
     Examples

@@ -40,8 +40,8 @@ def make_separable(
 
     .. math:: \max_i \|\mathbf x_i\| \approx R, \qquad \min_i y_i\,\mathbf u^\top \mathbf x_i = \gamma'
 
-    as the Block--Novikoff theorem (book section 1.3, label
-    ``perc-thm-novikoff``) needs, where :math:`\gamma' \ge \gamma` is
+    as the Block--Novikoff theorem (book section 1.3,
+    :prf:ref:`perc-thm-novikoff`) needs, where :math:`\gamma' \ge \gamma` is
     :math:`\gamma` rounded up to the grid.
 
     Every coordinate is a multiple of a power of two ``step`` with
