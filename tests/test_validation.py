@@ -415,3 +415,44 @@ def test_sklearn_api(cls):
     with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
         est3 = clone(est).fit(X, y.reshape(-1, 1))
     assert np.array_equal(est3.coef_, est.coef_)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_classes_given_to_partial_fit_keep_their_dtype(dtype):
+    """partial_fit(classes=...) with labels -1/+1 of another dtype: classes_ keeps it."""
+    X, y = _data()
+    for cls in ONLINE_LEARNERS:
+        est = cls().partial_fit(
+            X[:3], y[:3].astype(dtype), classes=np.array([-1, 1], dtype)
+        )
+        assert est.classes_.dtype == dtype, cls
+        assert est.predict(X).dtype == dtype, cls
+
+
+def bad_eta(t):
+    """A step-size schedule that fails at round 6."""
+    if t > 5:
+        raise ZeroDivisionError("a schedule that fails at round 6")
+    return 0.1
+
+
+def test_a_call_that_raises_anything_changes_nothing():
+    """fit and partial_fit roll back on any exception, not only a ValueError: a step-size
+    schedule that raises ZeroDivisionError in the middle of a pass leaves the learner as
+    it was (fresh: not fitted; fitted: the same pickle)."""
+    import pickle
+
+    from sklearn.exceptions import NotFittedError
+
+    X, y = _data()
+    fresh = olbook.NORMA(eta=bad_eta)
+    with pytest.raises(ZeroDivisionError):
+        fresh.fit(X, y)
+    assert not hasattr(fresh, "mistakes_")
+    with pytest.raises(NotFittedError):
+        fresh.predict(X)
+    est = olbook.NORMA(eta=bad_eta).partial_fit(X[:4], y[:4])
+    before = pickle.dumps(est)
+    with pytest.raises(ZeroDivisionError):
+        est.partial_fit(X, y)
+    assert pickle.dumps(est) == before
