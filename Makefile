@@ -95,6 +95,7 @@ test: chromium pdf-tools $(STAMP)
 	$(OFFLINE_RUN) $(BIN)/jupyter-book build . --all -W --keep-going
 	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
 	$(OFFLINE_RUN) $(BIN)/python tools/check_pages.py _build/html
+	$(OFFLINE_RUN) $(BIN)/python tools/check_widths.py _build/html
 	$(BIN)/python tools/check_pdf.py
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
