@@ -333,11 +333,11 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     #: canonical CSR, :func:`olbook._validation.check_X_sparse`); ``_epoch`` handles it.
     _accepts_sparse: bool = False
     #: ``fit`` may warn that "the data may not be linearly separable" when its last
-    #: pass still updated. True for learners that update only on a mistake or a
-    #: margin below a fixed level (on separable data they stop updating); False
-    #: for those whose loss updates on (nearly) every round whatever the data
-    #: (the logistic and squared losses), where an update says nothing about
-    #: separability; they get a plain "max_iter reached" warning instead.
+    #: pass still updated. True for learners whose updates stop on separable data
+    #: (a mistake bound or an update bound: the perceptron family, ROMMA, ALMA,
+    #: SOP, IELLIP); False for those that may keep updating there (a margin or a
+    #: confidence they never reach, a loss that updates at every round), which
+    #: get a plain "max_iter reached" warning instead.
     _updates_mean_not_separable: bool = True
 
     def __init_subclass__(cls, **kwargs):
@@ -458,9 +458,8 @@ class OnlineLearner(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         If ``max_iter > 1`` and the last pass still made an update, a
         :class:`~sklearn.exceptions.ConvergenceWarning` says so: on data that is
         not linearly separable the perceptron never stops by itself. (For a
-        loss that updates on nearly every round, such as the logistic loss, the
-        warning does not mention separability: there an update says nothing
-        about it.)
+        learner that may keep updating on separable data, such as PA-II, AROW
+        or the logistic loss, the warning does not mention separability.)
 
         Returns
         -------

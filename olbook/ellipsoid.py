@@ -77,10 +77,6 @@ class _BiasFeature(LinearPredictorMixin, OnlineLearner):
 
     def _examples(self, X):
         """The examples the loop reads: ``X``, with a last column of ones with intercept."""
-        if bool(self.fit_intercept) != self._intercept:
-            raise ValueError(
-                "fit_intercept changed since this learner started; call fit to start again."
-            )
         return with_constant_feature(X) if self._intercept else X
 
     def _publish(self, w: np.ndarray) -> None:

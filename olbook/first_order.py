@@ -209,10 +209,6 @@ class _FirstOrder(LinearPredictorMixin, OnlineLearner):
 
     def _start_epoch(self, X):
         """The weights to update (a copy) and the examples the loop reads."""
-        if bool(self.fit_intercept) != self._bias_feature:
-            raise ValueError(
-                "fit_intercept changed since this learner started; call fit to start again."
-            )
         return self._w.copy(), with_constant_feature(X) if self._bias_feature else X
 
 

@@ -140,10 +140,6 @@ class _Multiclass(OnlineLearner):
         self.intercept_ = W[:, d].copy() if self._bias_feature else np.zeros(W.shape[0])
 
     def _epoch(self, X, y):
-        if bool(self.fit_intercept) != self._bias_feature:
-            raise ValueError(
-                "fit_intercept changed since this learner started; call fit to start again."
-            )
         A = with_constant_feature(X) if self._bias_feature else X
         W = self._W.copy()
         mistakes, updates = self._flags(X.shape[0])

@@ -154,14 +154,6 @@ class _GaussianLearner(LinearPredictorMixin, OnlineLearner):
         self.intercept_ = np.array([mu[d] if self._intercept else 0.0])
 
     def _epoch(self, X, y):
-        if (
-            bool(self.fit_intercept) != self._intercept
-            or bool(self.diagonal) != self._diagonal
-        ):
-            raise ValueError(
-                "fit_intercept or diagonal changed since this learner started; "
-                "call fit to start again."
-            )
         mu, S = self._mu.copy(), self._precision.copy()
         mistakes, updates = self._flags(X.shape[0])
         p, q = self._params()
