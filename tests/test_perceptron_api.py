@@ -13,18 +13,13 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import assert_same_state, snapshot
+from conftest import ALL_LEARNERS, ONLINE_LEARNERS, assert_same_state, snapshot
 from sklearn.exceptions import ConvergenceWarning
 
 import olbook
 
-PERCEPTRONS = [
-    olbook.Perceptron,
-    olbook.NormalizedPerceptron,
-    olbook.AveragedPerceptron,
-    olbook.VotedPerceptron,
-]
-LEARNERS = [*PERCEPTRONS, olbook.Pocket]
+PERCEPTRONS = ONLINE_LEARNERS  # the perceptron family of conftest
+LEARNERS = ALL_LEARNERS  # and the Pocket
 
 
 def _noisy(n=60, d=8, seed=0, density=0.4):
