@@ -27,7 +27,9 @@ Public names (see each docstring for the paper and the book section):
 * online linear classifiers (chapter 6): :class:`PassiveAggressive`,
   :class:`ROMMA`, :class:`ALMA`, :class:`OGDClassifier`,
   :class:`AROW`, :class:`NAROW`, :class:`NormalHerd`, :class:`ConfidenceWeighted`, :class:`SCW`,
-  :class:`SecondOrderPerceptron`, :class:`IELLIP`, :class:`MulticlassPerceptron`, :class:`MulticlassPA`.
+  :class:`SecondOrderPerceptron`, :class:`IELLIP`, :class:`MulticlassPerceptron`, :class:`MulticlassPA`,
+  :class:`MulticlassROMMA`, :class:`MulticlassOGD`,
+  :class:`MulticlassCW`, :class:`MulticlassAROW`, :class:`MulticlassSCW`.
 
 Imports are lazy (PEP 562): ``import olbook`` loads none of scikit-learn, SciPy,
 numba or olbook's compiled code; ``olbook.Perceptron`` (or ``from olbook import
@@ -68,6 +70,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "separability_certificate",
     ),
     "multiclass": ("MulticlassPA", "MulticlassPerceptron"),
+    "multiclass_second_order": ("MulticlassAROW", "MulticlassCW", "MulticlassSCW"),
+    "multiclass_margin": ("MulticlassOGD", "MulticlassROMMA"),
     "ogd": ("OGD",),
     "passive_aggressive": ("PassiveAggressive",),
     "perceptron": (
@@ -125,6 +129,8 @@ if (
         separability_certificate,
     )
     from .multiclass import MulticlassPA, MulticlassPerceptron
+    from .multiclass_margin import MulticlassOGD, MulticlassROMMA
+    from .multiclass_second_order import MulticlassAROW, MulticlassCW, MulticlassSCW
     from .ogd import OGD
     from .passive_aggressive import PassiveAggressive
     from .perceptron import (
@@ -193,6 +199,11 @@ __all__ = [
     "MulticlassPA",
     "NORMA",
     "MulticlassPerceptron",
+    "MulticlassAROW",
+    "MulticlassCW",
+    "MulticlassSCW",
+    "MulticlassOGD",
+    "MulticlassROMMA",
     "OGD",
     "Perceptron",
     "PassiveAggressive",

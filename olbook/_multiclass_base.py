@@ -14,8 +14,13 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import OnlineLearner
-from ._rowops import row_dots, with_constant_feature
-from ._validation import check_target_column, check_X, class_labels
+from ._rowops import csr_row_dots, row_dots, with_constant_feature
+from ._validation import (
+    check_target_column,
+    check_X_sparse,
+    class_labels,
+    is_sparse,
+)
 
 __all__ = ["MulticlassLearner"]
 
@@ -81,11 +86,15 @@ class MulticlassLearner(OnlineLearner):
         ``classes_[1]`` minus that of ``classes_[0]`` (> 0 predicts ``classes_[1]``).
         """
         self._check_fitted()
-        Xa = check_X(X, n_features=self.n_features_in_, estimator=self)
-        A = with_constant_feature(Xa) if self._bias_feature else Xa
-        scores = np.column_stack(
-            [row_dots(A, np.ascontiguousarray(w)) for w in self._W]
+        Xa = check_X_sparse(
+            X,
+            n_features=self.n_features_in_,
+            estimator=self,
+            accept_sparse=getattr(self, "_accepts_sparse", False),
         )
+        A = with_constant_feature(Xa) if self._bias_feature else Xa
+        dots = csr_row_dots if is_sparse(A) else row_dots  # CSR: the bits of dense rows
+        scores = np.column_stack([dots(A, np.ascontiguousarray(w)) for w in self._W])
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def _check_fitted(self) -> None:
