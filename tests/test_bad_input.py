@@ -281,6 +281,7 @@ INVALID: dict[str, list] = {
     "fit_intercept": ["yes", 2],
     "diagonal": ["yes"],
     "aggressive": ["yes"],
+    "sharing": ["bogus", "Max", 0],
     "shrinking": ["yes", 1],
     "random_state": [-1, "seed"],
     "trace": ["yes", 1, None],

@@ -67,6 +67,10 @@ MEANINGS: dict[str, tuple[str, str]] = {
     "x0": ("the first point", r"first point"),
     "diagonal": ("keep a diagonal covariance", r"diagonal"),
     "aggressive": ("ROMMA's aggressive variant", r"update"),
+    "sharing": (
+        "how an ultraconservative update shares -x among the wrong classes",
+        r"share",
+    ),
     "policy": ("which stored example the budget perceptron evicts", r"evict|remov"),
     "n_estimators": ("the number of boosting rounds T", r"rounds|\bT\b"),
     "estimator": ("the weak learner", r"weak learner"),
