@@ -163,7 +163,15 @@ def test_scikit_learn_data_and_cross_validation(est):
 
 # iris is not separable
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("cls", [olbook.MulticlassPerceptron, olbook.MulticlassPA])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        olbook.MulticlassPerceptron,
+        olbook.MulticlassPA,
+        olbook.MulticlassROMMA,
+        olbook.MulticlassOGD,
+    ],
+)
 def test_multiclass_on_iris(cls):
     from sklearn.datasets import load_iris
     from sklearn.model_selection import cross_val_score

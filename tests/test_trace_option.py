@@ -42,6 +42,11 @@ LEARNERS = {
     "arow-diag": lambda **kw: AROW(diagonal=True, fit_intercept=True, **kw),
     "scw2-diag": lambda **kw: SCW("SCW-II", diagonal=True, **kw),
     "multiclass-pa": lambda **kw: MulticlassPA("PA-II", C=0.3, **kw),
+    "multiclass-perceptron-prop": lambda **kw: olbook.MulticlassPerceptron(
+        sharing="proportional", **kw
+    ),
+    "multiclass-aromma": lambda **kw: olbook.MulticlassROMMA(aggressive=True, **kw),
+    "multiclass-ogd": lambda **kw: olbook.MulticlassOGD(eta=0.5, **kw),
 }
 STATE = ("coef_", "intercept_", "mistakes_", "n_updates_", "n_iter_", "converged_")
 
@@ -66,10 +71,8 @@ def bits(est):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_same_state_without_trace(name, sparse):
     X, y = data()
-    if name == "multiclass-pa":
+    if name.startswith("multiclass"):
         y = np.where(X[:, 0] > 0.3, 2, np.where(X[:, 1] > 0, 1, 0))
-        if sparse:
-            pytest.skip("the multiclass learners take dense input")
     if sparse:
         if not LEARNERS[name]()._accepts_sparse:
             pytest.skip("dense only")
