@@ -47,6 +47,7 @@ __all__ = [
     "MulticlassPerceptron",
     "MulticlassPA",
     "SHARINGS",
+    "check_sharing",
     "multiclass_epoch",
     "multiclass_epoch_csr",
     "multiclass_shares",
