@@ -483,3 +483,23 @@ def test_the_bound_is_attained_for_two_classes():
         Wstar = np.vstack([(y == 0) * 1.0, (y == 1) * 1.0]) - 0.5
         gamma = 1.0 / np.sqrt(np.sum(Wstar**2))
         assert est.n_updates_ == d == round(2 * 1.0 / gamma**2)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: olbook.MulticlassOGD(eta=0.5, schedule="constant"),
+        lambda: olbook.MulticlassPA(variant="PA"),
+        lambda: olbook.MulticlassROMMA(aggressive=True),
+    ],
+)
+def test_margin_exactly_one_is_no_update(make):
+    """Two classes, x = e_1 twice: the first round (scores tied at 0) moves the rows to
+    +-x/2, a margin of exactly 1, where the hinge loss and its subgradient are 0 (OGD,
+    PA) and aggressive ROMMA's constraint holds: the second round is no update."""
+    est = make()
+    x = np.array([[1.0, 0.0]])
+    est.partial_fit(x, [0], classes=[0, 1])
+    np.testing.assert_array_equal(est.coef_, [[0.5, 0.0], [-0.5, 0.0]])
+    est.partial_fit(x, [0])
+    assert est.n_updates_ == 1
