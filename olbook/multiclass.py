@@ -226,17 +226,19 @@ class MulticlassPerceptron(_Multiclass):
     is not empty), :math:`\mathbf w_y \mathrel{+}= \mathbf x` and each
     :math:`r \in E` gets :math:`\mathbf w_r \mathrel{-}= \tau_r\mathbf x` with
     :math:`\sum_{r\in E}\tau_r = 1`: the additive ultraconservative family of
-    Crammer and Singer (JMLR 3, 2003, section 3), whose every member makes at
+    Crammer and Singer (JMLR 3, 2003), whose every member makes at
     most :math:`2(R/\gamma)^2` mistakes on data separable with margin
     :math:`\gamma` by a unit-norm matrix (book sections 6.5 and 6.6).
 
-    LIBOL's ``M_PerceptronM/U/S`` differ on ties: they update only on a
-    prediction mistake (its ``max`` taking the first class on a tie) and put
-    in :math:`E` only the classes scoring *strictly* above :math:`y`; so a tie
-    won by :math:`y` is no update there, and a tie lost by :math:`y` moves only
-    :math:`\mathbf w_y`. olbook follows the paper (:math:`\ge`, update whenever
-    :math:`E` is not empty). The proportional shares use the same scores as
-    LIBOL, :math:`\mathbf w_r^\top\mathbf x - \mathbf w_y^\top\mathbf x`.
+    LIBOL's ``M_PerceptronM/U/S`` differ on ties. They update only on a
+    prediction mistake (MATLAB's ``max`` takes the first class on a tie), so a
+    tie won by :math:`y` is no update there; and ``M_PerceptronU/S`` put in
+    :math:`E` only the classes scoring *strictly* above :math:`y`, so when
+    :math:`y` loses a tie to classes that only equal its score they move
+    :math:`\mathbf w_y` alone (shares summing to less than 1). olbook follows
+    the paper (:math:`\ge`; update whenever :math:`E` is not empty). The
+    proportional shares use the same scores as LIBOL's,
+    :math:`\mathbf w_r^\top\mathbf x - \mathbf w_y^\top\mathbf x`.
 
     Parameters
     ----------

@@ -220,7 +220,9 @@ class MulticlassROMMA(_Kesler):
     :math:`y` included, as the multiclass perceptron), aggressive ROMMA when
     :math:`m < 1`. Book section 6.6, "LIBOL's multiclass family".
 
-    Where LIBOL's code departs from the problem, olbook solves the problem: from
+    Where LIBOL's code departs from the problem, olbook solves the problem.
+    LIBOL's ``M_ROMMA`` updates on a prediction mistake, so a tie won by
+    :math:`y` (first of the tied classes) is no update there; from
     :math:`W = 0` LIBOL adds :math:`\pm\mathbf x` (margin :math:`2\|\mathbf x\|^2`),
     olbook the shortest solution :math:`\Delta/(2\|\mathbf x\|^2)` (margin 1);
     aggressive ROMMA with :math:`m \ge 2\|\mathbf x\|^2\|W\|^2` has only the
