@@ -70,7 +70,6 @@ import math
 import numpy as np
 from scipy.stats import norm
 
-from ._gaussian_loops import coefficients
 from ._linalg import covariance_from_cholesky
 from ._multiclass_base import MulticlassLearner
 from ._multiclass_gaussian_loops import (
@@ -89,7 +88,6 @@ __all__ = [
     "MulticlassSCW",
     "COVARIANCES",
     "FULL_COVARIANCE_MAX_BYTES",
-    "coefficients",
     "shared_step",
     "full_cov_epoch",
     "full_cov_epoch_csr",
@@ -255,6 +253,12 @@ class MulticlassCW(_MulticlassGaussian):
         "(2, 5, (2, 2))",
     )
     _rule = _M_CW
+    #: One pass from the defaults reaches 0.733 training accuracy on scikit-learn's
+    #: three-blob check data (0.83 with ``covariance="shared"``, 0.90 with
+    #: ``confidence=0.6``), against 0.93-0.94 for MulticlassAROW and MulticlassSCW:
+    #: as the binary CW, every update meets the constraint exactly, however far the
+    #: example is on the wrong side, so the means follow the last noisy examples.
+    _poor_score = True
 
     def __init__(
         self,

@@ -282,6 +282,7 @@ INVALID: dict[str, list] = {
     "diagonal": ["yes"],
     "aggressive": ["yes"],
     "sharing": ["bogus", "Max", 0],
+    "covariance": ["diagonal", "Full", 1],
     "shrinking": ["yes", 1],
     "random_state": [-1, "seed"],
     "trace": ["yes", 1, None],
@@ -291,6 +292,9 @@ INVALID_FOR = {
     ("ConfidenceWeighted", "confidence"): [0.5, 0.3, 1.0, NAN],  # Phi^-1 <= 0, or inf
     ("SCW", "confidence"): [0.5, 0.3, 1.0, NAN],
     ("SCW", "variant"): ["I", "II"],  # the old spellings: the paper's are SCW-I, SCW-II
+    ("MulticlassCW", "confidence"): [0.5, 0.3, 1.0, NAN],
+    ("MulticlassSCW", "confidence"): [0.5, 0.3, 1.0, NAN],
+    ("MulticlassSCW", "variant"): ["I", "II"],
     ("Boosting", "n_estimators"): [4],  # the vote must have no tie
     ("IELLIP", "decay"): [0.0, -0.3, 1.5, NAN],
     ("Pocket", "max_updates"): [-1, 1.5, "10", True],  # 0 is valid: the pocket holds 0

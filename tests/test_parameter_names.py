@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator
 
 import olbook
 from olbook._base import GameLearner, OnlineLearner
+from olbook._multiclass_base import MulticlassLearner
 
 #: name -> (meaning, pattern its docstring entry must match, case-insensitive).
 MEANINGS: dict[str, tuple[str, str]] = {
@@ -66,6 +67,10 @@ MEANINGS: dict[str, tuple[str, str]] = {
     "projection": ("the projection onto the feasible set", r"proj"),
     "x0": ("the first point", r"first point"),
     "diagonal": ("keep a diagonal covariance", r"diagonal"),
+    "covariance": (
+        "the form of a multiclass Gaussian's covariance: full or shared by the classes",
+        r"form of the covariance",
+    ),
     "aggressive": ("ROMMA's aggressive variant", r"update"),
     "sharing": (
         "how an ultraconservative update shares -x among the wrong classes",
@@ -175,6 +180,9 @@ def test_one_meaning_per_fitted_attribute():
         olbook.SCW,
         olbook.NAROW,
         olbook.NormalHerd,
+        olbook.MulticlassCW,
+        olbook.MulticlassAROW,
+        olbook.MulticlassSCW,
     )
     for cls, est, X in _fitted_online_learners():
         d = X.shape[1]
@@ -183,9 +191,7 @@ def test_one_meaning_per_fitted_attribute():
         if hasattr(est, "coef_"):
             k = est.coef_.shape[0]
             assert est.coef_.shape == (k, d) and est.intercept_.shape == (k,), cls
-            assert k == 1 or issubclass(
-                cls, (olbook.MulticlassPerceptron, olbook.MulticlassPA)
-            ), cls
+            assert k == 1 or issubclass(cls, MulticlassLearner), cls
         else:
             n_sv = est.support_vectors_.shape[0]
             assert est.support_vectors_.shape == (n_sv, d), cls
@@ -208,6 +214,8 @@ NO_FINITE_UPDATE_THEOREM = {
     "SCW": "updates below a confidence-adjusted margin",
     "NAROW": "updates below a confidence-adjusted margin",
     "MulticlassPA": "updates below the multiclass margin 1, as PA",
+    "MulticlassCW": "updates below a confidence-adjusted margin",
+    "MulticlassSCW": "updates below a confidence-adjusted margin",
     "BudgetPerceptron": "evictions may remove the examples a separator needs",
     "Forgetron": "the shrinking may undo progress",
 }
