@@ -57,8 +57,12 @@ increment :math:`1/r` where the problem gives :math:`2/(kr)` (equal only for
 ``beta_t = alpha_t*phi/(sqrt(2*u_t)+alpha_t*phi*v_t)``, and ``M_SCW2.m`` the SCW-II
 step with ``n_t = 2*v_t + 1/(2*C)``: none of them counts :math:`S` :math:`k` times,
 so their covariance shrinks as if the classes did not share it, and their step is
-not the optimum of the shared problem (nor of the full one). The tests solve
-both per-round problems numerically and find the steps here. All four update
+not the optimum of the shared problem (the full problem's optimum leaves the
+family: :math:`\Delta\Delta^\top` has blocks off the diagonal). ``M_CW.m``'s round
+does not even meet its constraint exactly: it overshoots
+:math:`m \ge \phi\sqrt{2\mathbf x^\top S\mathbf x}` on some rounds and leaves it
+unmet on others. The tests solve both per-round problems numerically and find
+the steps here. All four update
 :math:`S` by subtraction; olbook keeps the Cholesky factor of :math:`S^{-1}` and
 updates it by rotations (see :mod:`olbook.second_order`).
 """

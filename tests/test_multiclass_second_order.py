@@ -364,6 +364,30 @@ def test_libol_shared_rounds_are_not_the_optimum_of_the_shared_problem(kind):
     assert gap > 1e-2 > 1e3 * hit
 
 
+def test_libol_cw_round_misses_its_constraint_both_ways():
+    """After M_CW.m's round the margin is above phi sqrt(2 x'S'x) on some rounds and
+    below it on others; after the learner's round it is equal (the constraint is
+    active at the optimum)."""
+    phi = norm.ppf(0.8)
+    over = under = 0
+    for seed in range(3, 7):
+        W0, S0, x, y = _instance(seed, "CW", "shared")
+        wrong = W0 @ x
+        wrong[y] = -np.inf
+        s = int(np.argmax(wrong))
+        for W, S, who in (
+            (*_libol_round("CW", W0, S0, x, y, phi, 0.5, 0.3), "libol"),
+            (*_one_round("CW", "shared", W0, S0, x, y, phi, 0.5, 0.3), "olbook"),
+        ):
+            gap = (W[y] - W[s]) @ x - phi * math.sqrt(2.0 * (x @ S @ x))
+            if who == "olbook":
+                assert abs(gap) < 1e-12
+            else:
+                over += gap > 1e-3
+                under += gap < -1e-3
+    assert over >= 1 and under >= 1, (over, under)
+
+
 @pytest.mark.parametrize("fit_intercept", [False, True])
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("kind", KINDS)
