@@ -280,7 +280,7 @@ def test_rules_catch_stale_numbers():
     stale = [
         "Book chapter 5, part 2 (online linear classifiers).",
         "It is the source of chapter 8.",
-        "See section 6.9 for the rest.",
+        "See section 6.12 for the rest.",
         "Hedge (chapter 6, ``regret-sec-hedge``) weighs the experts.",
         "Passive-aggressive (section 6.2, {ref}`olc-sec-pa`) is first.",
         "The kernels of chapter 2 (`book/07_kernel_online/`) are Mercer's.",
