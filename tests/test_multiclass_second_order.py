@@ -486,3 +486,16 @@ def test_poor_score_is_declared_where_cw_scores_lower():
         for other in (MulticlassAROW(covariance=form), MulticlassSCW(covariance=form)):
             assert not other.__sklearn_tags__().classifier_tags.poor_score
             assert other.fit(X, y).score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_trace_false_keeps_the_bits(kind, form):
+    X, y = _data(n=40, seed=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on = _make(kind, form, True, max_iter=2).fit(X, y)
+        off = _make(kind, form, True, max_iter=2, trace=False).fit(X, y)
+    assert not hasattr(off, "trace_")
+    assert np.array_equal(on.coef_, off.coef_) and on.mistakes_ == off.mistakes_
+    assert np.array_equal(on.covariance_, off.covariance_)
