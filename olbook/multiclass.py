@@ -63,7 +63,10 @@ SHARINGS = ("max", "uniform", "proportional")
 
 @numba.njit(cache=True)
 def class_scores(W, X, i, scores):
-    """``scores[r] = W[r] . X[i]`` in the fixed order; True if row ``i`` holds NaN or inf."""
+    """``scores[r] = W[r] . X[i]`` in the fixed order.
+
+    Returns True if row ``i`` holds a NaN or an inf.
+    """
     for r in range(W.shape[0]):
         scores[r], nonfinite = row_score(W[r], X, i)
         if nonfinite != 0.0:
@@ -73,7 +76,10 @@ def class_scores(W, X, i, scores):
 
 @numba.njit(cache=True)
 def class_scores_csr(W, data, indices, start, stop, scores, acc):
-    """:func:`class_scores` of the sparse row ``data[start:stop]``: the bits of the dense row."""
+    """:func:`class_scores` of the sparse row ``data[start:stop]``.
+
+    The bits of the dense row (the fixed order of :mod:`olbook._rowops`).
+    """
     for r in range(W.shape[0]):
         scores[r], nonfinite = csr_row_score(W[r], data, indices, start, stop, acc)
         if nonfinite != 0.0:
@@ -83,8 +89,10 @@ def class_scores_csr(W, data, indices, start, stop, scores, acc):
 
 @numba.njit(cache=True)
 def rival(scores, yi):
-    """``(prediction, s)``: the argmax of ``scores`` and the best class other than ``yi``
-    (both the first one on ties)."""
+    """``(prediction, s)``: the argmax of ``scores`` and the best class but ``yi``.
+
+    Both are the first one on ties.
+    """
     pred = 0
     for r in range(1, scores.shape[0]):
         if scores[r] > scores[pred]:
@@ -98,7 +106,7 @@ def rival(scores, yi):
 
 @numba.njit(cache=True)
 def multiclass_shares(scores, yi, s, variant, C, sharing, sqnorm, tau):
-    """Fill ``tau`` (one coefficient of ``x`` per class) for one round; True if it updates.
+    """Fill ``tau`` (a coefficient of ``x`` per class); True if the round updates.
 
     ``variant`` -1 is the perceptron, whose error set
     ``E = {r != yi : scores[r] >= scores[yi]}`` shares ``-1`` by ``sharing``:
@@ -173,7 +181,10 @@ def multiclass_epoch(X, y, W, variant, C, mistakes, updates, scores, sharing=0):
 def multiclass_epoch_csr(
     data, indices, indptr, y, W, variant, C, mistakes, updates, scores, sharing
 ):
-    """:func:`multiclass_epoch` on a CSR matrix: O(k nnz) per pass, the bits of the dense loop."""
+    """:func:`multiclass_epoch` on a CSR matrix.
+
+    O(k nnz) per pass, with the bits of the dense loop.
+    """
     n = indptr.shape[0] - 1
     k = W.shape[0]
     tau = np.empty(k)
@@ -198,7 +209,7 @@ def multiclass_epoch_csr(
 
 
 class _Multiclass(MulticlassLearner):
-    """The perceptron and PA: the update of :func:`multiclass_epoch` on the weight rows."""
+    """The perceptron and PA: :func:`multiclass_epoch` on the weight rows."""
 
     _accepts_sparse = True
 
@@ -218,7 +229,7 @@ class _Multiclass(MulticlassLearner):
 
 
 class MulticlassPerceptron(_Multiclass):
-    r"""The multiclass perceptron (Crammer and Singer 2003) in its three forms of sharing.
+    r"""The multiclass perceptron (Crammer and Singer 2003), three forms of sharing.
 
     On a round where some wrong class scores at least as high as the true class
     :math:`y` (the error set
@@ -272,7 +283,8 @@ class MulticlassPerceptron(_Multiclass):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
+    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0],
+    ...               [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
     >>> y = np.array([0, 1, 2, 0, 1, 2])
     >>> from olbook import MulticlassPerceptron
     >>> clf = MulticlassPerceptron(max_iter=5).fit(X, y)
@@ -280,7 +292,8 @@ class MulticlassPerceptron(_Multiclass):
     3
     >>> clf.predict(np.array([[4.0, 0.0], [0.0, 4.0], [-1.0, -4.0]]))
     array([0, 1, 2])
-    >>> uni = MulticlassPerceptron(sharing="uniform").partial_fit(X[:1], [0], classes=[0, 1, 2])
+    >>> uni = MulticlassPerceptron(sharing="uniform")
+    >>> uni = uni.partial_fit(X[:1], [0], classes=[0, 1, 2])
     >>> uni.coef_  # all scores tie at 0: E = {1, 2} shares -x equally
     array([[ 2.,  0.],
            [-1.,  0.],
@@ -345,7 +358,8 @@ class MulticlassPA(_Multiclass):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
+    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0],
+    ...               [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
     >>> y = np.array([0, 1, 2, 0, 1, 2])
     >>> from olbook import MulticlassPA
     >>> clf = MulticlassPA().fit(X, y)

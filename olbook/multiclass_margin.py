@@ -47,7 +47,8 @@ __all__ = [
 def romma_coefficients(m, xx, ww, aggressive):
     """The ROMMA step on the stacked weights: ``(kind, c, e)``.
 
-    ``m`` is the multiclass margin :math:`(\\mathbf w_y - \\mathbf w_s)^\\top\\mathbf x`,
+    ``m`` is the multiclass margin
+    :math:`(\\mathbf w_y - \\mathbf w_s)^\\top\\mathbf x`,
     ``xx`` :math:`\\|\\mathbf x\\|^2` and ``ww`` :math:`\\|W\\|_F^2` (both added in the
     fixed order). With :math:`q = \\|\\Delta\\|^2 = 2\\,xx`, the rule of
     :func:`olbook.first_order.romma_epoch` for the label +1: ``kind`` 0 is no
@@ -79,7 +80,7 @@ def _romma_update(W, kind, c):
 
 @numba.njit(cache=True)
 def multiclass_romma_epoch(X, y, W, aggressive, mistakes, updates, scores):
-    """One pass of multiclass ROMMA over ``(X, y)`` (class indices); ``W`` changes in place.
+    """One pass of multiclass ROMMA over ``(X, y)`` (class indices); ``W`` changes.
 
     Updates when the margin :math:`m \\le 0` (aggressive: :math:`m < 1`) by
     :func:`romma_coefficients`: every row is scaled by ``c`` (or zeroed), then
@@ -137,7 +138,10 @@ def multiclass_romma_epoch_csr(
 
 @numba.njit(cache=True)
 def _ogd_step(m, t, eta, decay):
-    """The step at round ``t`` (1-based): ``eta_t`` if the hinge loss ``1 - m`` is > 0, else 0."""
+    """The step at round ``t`` (1-based): ``eta_t`` if the hinge loss ``1 - m > 0``.
+
+    Else 0 (the subgradient 0 at ``m = 1``).
+    """
     if m >= 1.0:
         return 0.0
     return eta / math.sqrt(t) if decay else eta
@@ -175,7 +179,10 @@ def multiclass_ogd_epoch(X, y, W, t0, eta, decay, mistakes, updates, scores):
 def multiclass_ogd_epoch_csr(
     data, indices, indptr, y, W, t0, eta, decay, mistakes, updates, scores
 ):
-    """:func:`multiclass_ogd_epoch` on a CSR matrix: O(k nnz) per pass, the bits of the dense loop."""
+    """:func:`multiclass_ogd_epoch` on a CSR matrix.
+
+    O(k nnz) per pass, with the bits of the dense loop.
+    """
     n = indptr.shape[0] - 1
     acc = np.empty(LANES)
     t = t0
@@ -200,14 +207,14 @@ class _Kesler(MulticlassLearner):
     _accepts_sparse = True
 
     def _start_epoch(self, X):
-        """The weights to update (a copy), the examples the loop reads, the flags, a buffer."""
+        """The weights to update (a copy), the examples, the flags and a buffer."""
         A = with_constant_feature(X) if self._bias_feature else X
         W = self._W.copy()
         return (W, A, *self._flags(X.shape[0]), np.empty(W.shape[0]))
 
 
 class MulticlassROMMA(_Kesler):
-    r"""Multiclass ROMMA and aggressive ROMMA (Li and Long 2002, on Kesler's construction).
+    r"""Multiclass ROMMA and aggressive ROMMA (Li and Long 2002, Kesler's construction).
 
     The binary ROMMA rule (:class:`olbook.ROMMA`) applied to the stacked weight
     vector :math:`W \in \mathbb R^{kd}` and :math:`\Delta` (:math:`\mathbf x` in block
@@ -255,7 +262,8 @@ class MulticlassROMMA(_Kesler):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
+    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0],
+    ...               [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
     >>> y = np.array([0, 1, 2, 0, 1, 2])
     >>> from olbook import MulticlassROMMA
     >>> clf = MulticlassROMMA(max_iter=5).fit(X, y)
@@ -304,7 +312,7 @@ class MulticlassROMMA(_Kesler):
 
 
 class MulticlassOGD(_Kesler):
-    r"""Online gradient descent on the multiclass hinge loss (Zinkevich 2003; LIBOL's ``M_OGD``).
+    r"""Online gradient descent on the multiclass hinge loss (Zinkevich 2003; LIBOL's M_OGD).
 
     :math:`W_{t+1} = W_t - \eta_t\,\partial\ell_t(W_t)` with
     :math:`\ell_t(W) = \max(0, 1 - (\mathbf w_y - \mathbf w_s)^\top\mathbf x_t)`,
@@ -345,7 +353,8 @@ class MulticlassOGD(_Kesler):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
+    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0],
+    ...               [3.0, 1.0], [1.0, 3.0], [-3.0, -1.0]])
     >>> y = np.array([0, 1, 2, 0, 1, 2])
     >>> from olbook import MulticlassOGD
     >>> clf = MulticlassOGD(schedule="constant", eta=0.5).fit(X, y)

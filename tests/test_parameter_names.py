@@ -214,6 +214,7 @@ NO_FINITE_UPDATE_THEOREM = {
     "SCW": "updates below a confidence-adjusted margin",
     "NAROW": "updates below a confidence-adjusted margin",
     "MulticlassPA": "updates below the multiclass margin 1, as PA",
+    "MulticlassOGD": "updates below the multiclass margin 1, as OGD on the hinge loss",
     "MulticlassCW": "updates below a confidence-adjusted margin",
     "MulticlassSCW": "updates below a confidence-adjusted margin",
     "BudgetPerceptron": "evictions may remove the examples a separator needs",
