@@ -1,19 +1,31 @@
 """Build the whole book as one PDF, offline: Jupyter Book's single-page HTML printed by headless Chromium.
 
-Usage: .venv/bin/python tools/build_pdf.py [--out _build/pdf/online-learning-executably.pdf]   (`make pdf`)
+Usage: .venv/bin/python tools/build_pdf.py [--rebuild] [--timeout S]   (`make pdf`)
 
 1. `jupyter-book build . --builder singlehtml` with the book's own _config.yml plus one local Sphinx
    extension (this file's `setup`): myst-nb registers its node for hidden code cells for the `html`
    builder only, so the single-page build needs a translation for it; there the hidden input (the
-   Colab install cell) is left out of the PDF, as it is hidden on the web page.
-2. Headless Chromium opens _build/singlehtml/index.html offline (every host name fails to resolve),
-   through the DevTools protocol: it waits until MathJax (shipped in _static/mathjax) has typeset
-   every formula and every image has loaded, fails on a MathJax error, and prints the page to A4
-   with page numbers in the footer. _static/print.css hides the web page's navigation in print and
-   starts each chapter on a new page.
-3. The PDF is written to _build/pdf/online-learning-executably.pdf and copied to
-   _build/html/online-learning-executably.pdf, as the book's introduction says (it does not link it).
+   Colab install cell) is left out of the PDF, as it is hidden on the web page. Skipped when the
+   single-page book is newer than every source (`make book` builds it too).
+2. Headless Chromium opens it offline (every host name fails to resolve), through the DevTools
+   protocol, with the print media emulated at the width of the printed text column: it waits until
+   MathJax (shipped in _static/mathjax) has typeset every formula and every image has loaded, and
+   fails on a MathJax error. Then (tools/pdf_layout.py) every display formula or table wider than
+   the column is set smaller until it fits, every block is measured, and the build fails if any
+   still sticks out; the printed contents get links to the headings and boxes for page numbers.
+3. It prints to A4 (no tagged PDF: the tags were a third of the file) with page numbers in the
+   footer; _static/print.css hides the web page's navigation, starts each chapter on a new page
+   and leaves out shadows (each was a rasterized image). The page of every heading is read from the
+   PDF's named destinations; a small page holding the contents alone, with the numbers filled in,
+   is printed and laid over the contents pages (tools/pdf_finish.py), which also adds a bookmark
+   for every chapter, section and subsection.
+4. The PDF is written to _build/pdf/online-learning-executably.pdf and copied to
+   _build/html/online-learning-executably.pdf, as the book's introduction says (it does not link it);
+   _build/pdf/build.json records pages, size, each step's time and Chromium's peak memory (PSS),
+   and the layout measurement, which tools/check_pdf.py checks.
 
+Each step has a time limit that scales with the book's size and the machine's load
+(`scaled_timeout`); running out names the step and how to give more time (PDF_TIMEOUT).
 Chromium: $CHROMIUM, else chromium, chromium-browser or google-chrome on PATH (`make chromium`).
 """
 
@@ -33,10 +45,13 @@ import time
 from pathlib import Path
 
 import yaml
+from pypdf import PdfReader
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_pages import HEADLESS  # noqa: E402
 from check_pages import find_chromium as _find_chromium  # noqa: E402
+from pdf_finish import destination_pages, finish  # noqa: E402
+from pdf_layout import FILL_JS, FIT_JS, TOC_JS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "online-learning-executably.pdf"
@@ -213,6 +228,7 @@ async def devtools_page(chromium: str, prefix: str, *flags: str):
             )
             try:
                 cdp = DevTools(conn)
+                cdp.process = proc
                 target = await cdp.send("Target.createTarget", url="about:blank")
                 session = (
                     await cdp.send(
@@ -232,106 +248,327 @@ async def devtools_page(chromium: str, prefix: str, *flags: str):
                 proc.kill()
 
 
-async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> dict:
-    async with devtools_page(chromium, "build_pdf_") as (cdp, session):
-        await cdp.send("Page.enable", session)
-        await cdp.send("Page.navigate", session, url=page.as_uri())
-        start = time.monotonic()
-        result = await asyncio.wait_for(
-            cdp.send(
-                "Runtime.evaluate",
-                session,
-                expression=WAIT_JS,
-                awaitPromise=True,
-                returnByValue=True,
-            ),
-            timeout_s,
-        )
-        if "exceptionDetails" in result:
-            raise RuntimeError(
-                f"waiting for the page failed: {result['exceptionDetails']}"
+# The page: A4 with these margins (inches); the text column is the page's width less the margins,
+# in CSS px (96 per inch), the width at which FIT_JS lays the book out and measures it.
+PAGE = {
+    "paperWidth": 8.27,
+    "paperHeight": 11.69,
+    "marginTop": 0.6,
+    "marginBottom": 0.7,
+    "marginLeft": 0.6,
+    "marginRight": 0.6,
+}
+COLUMN_PX = int((PAGE["paperWidth"] - PAGE["marginLeft"] - PAGE["marginRight"]) * 96)
+
+
+async def evaluate(cdp: DevTools, session: str, expression: str, what: str):
+    """Run ``expression`` in the page and return its value; a JavaScript error names ``what``."""
+    result = await cdp.send(
+        "Runtime.evaluate",
+        session,
+        expression=expression,
+        awaitPromise=True,
+        returnByValue=True,
+    )
+    if "exceptionDetails" in result:
+        details = result["exceptionDetails"]
+        message = details.get("exception", {}).get("description") or details
+        raise RuntimeError(f"{what} failed in the page: {message}")
+    return result["result"].get("value")
+
+
+async def print_to(cdp: DevTools, session: str, pdf: Path, **options) -> None:
+    """Print the page with ``PAGE`` and ``options`` to ``pdf``, streamed (the book is large)."""
+    printed = await cdp.send(
+        "Page.printToPDF",
+        session,
+        **PAGE,
+        generateTaggedPDF=False,  # the tags were a third of the file and of the time
+        transferMode="ReturnAsStream",
+        **options,
+    )
+    with pdf.open("wb") as out:
+        while True:
+            chunk = await cdp.send(
+                "IO.read", session, handle=printed["stream"], size=1 << 22
             )
-        found = json.loads(result["result"]["value"])
-        found["typeset_s"] = time.monotonic() - start
-        if found["errors"] or found["broken"] or found["typeset"] < found["math"]:
-            raise RuntimeError(f"the page is not ready to print: {found}")
-        printed = await asyncio.wait_for(
-            cdp.send(
-                "Page.printToPDF",
+            data = chunk["data"]
+            out.write(
+                base64.b64decode(data) if chunk.get("base64Encoded") else data.encode()
+            )
+            if chunk.get("eof"):
+                break
+    await cdp.send("IO.close", session, handle=printed["stream"])
+
+
+class Step:
+    """Each step under its own time limit, with a message that says which step ran out of time."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        self.times: dict[str, float] = {}
+        self.memory: MemoryWatch | None = None
+        self.peaks: dict[str, int] = {}
+
+    async def __call__(self, name: str, awaitable):
+        start = time.monotonic()
+        if self.memory is not None:
+            self.memory.peak = 0
+        try:
+            return await asyncio.wait_for(awaitable, self.timeout_s)
+        except asyncio.TimeoutError:
+            raise SystemExit(
+                f"build_pdf: {name} did not finish in {self.timeout_s:.0f} s (the limit scales "
+                "with the size of the book and the load of the machine; on a slow or busy machine "
+                "give more: `PDF_TIMEOUT=<seconds> make pdf` or "
+                "`tools/build_pdf.py --timeout <seconds>`)"
+            ) from None
+        finally:
+            self.times[name] = round(time.monotonic() - start, 1)
+            if self.memory is not None:
+                self.peaks[name] = round(self.memory.peak / 2**20)
+            print(
+                f"build_pdf: {name}: {self.times[name]:.0f} s, "
+                f"{self.peaks.get(name, 0)} MB",
+                flush=True,
+            )
+
+
+async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> dict:
+    """Lay the book out, fit it to the column, print it twice and finish the PDF; return a report."""
+    step = Step(timeout_s)
+    work = pdf.parent / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    async with devtools_page(chromium, "build_pdf_", "--hide-scrollbars") as (
+        cdp,
+        session,
+    ):
+        memory = MemoryWatch(cdp.process)
+        memory.start()
+        step.memory = memory
+        try:
+            await cdp.send("Page.enable", session)
+            await cdp.send("Emulation.setEmulatedMedia", session, media="print")
+            await cdp.send(
+                "Emulation.setDeviceMetricsOverride",
                 session,
-                paperWidth=8.27,
-                paperHeight=11.69,  # A4, inches
-                marginTop=0.6,
-                marginBottom=0.7,
-                marginLeft=0.6,
-                marginRight=0.6,
-                printBackground=True,
-                displayHeaderFooter=True,
-                headerTemplate="<span></span>",
-                footerTemplate=FOOTER,
-                transferMode="ReturnAsStream",
-            ),
-            timeout_s,
-        )
-        with pdf.open("wb") as out:
-            while True:
-                chunk = await cdp.send(
-                    "IO.read", session, handle=printed["stream"], size=1 << 22
+                width=COLUMN_PX,
+                height=1000,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
+            await cdp.send("Page.navigate", session, url=page.as_uri())
+            found = json.loads(
+                await step("typesetting", evaluate(cdp, session, WAIT_JS, "waiting"))
+            )
+            if found["errors"] or found["broken"] or found["typeset"] < found["math"]:
+                raise RuntimeError(f"the page is not ready to print: {found}")
+            layout = json.loads(
+                await step(
+                    "fitting",
+                    evaluate(cdp, session, f"({FIT_JS})({COLUMN_PX})", "fitting"),
                 )
-                data = chunk["data"]
-                out.write(
-                    base64.b64decode(data)
-                    if chunk.get("base64Encoded")
-                    else data.encode()
+            )
+            outline = json.loads(
+                await step(
+                    "contents", evaluate(cdp, session, f"({TOC_JS})()", "contents")
                 )
-                if chunk.get("eof"):
-                    break
-        await cdp.send("IO.close", session, handle=printed["stream"])
-        return found
+            )
+            await cdp.send("Emulation.clearDeviceMetricsOverride", session)
+            await cdp.send("Emulation.setEmulatedMedia", session, media="")
+            body = work / "body.pdf"
+            await step(
+                "printing",
+                print_to(
+                    cdp,
+                    session,
+                    body,
+                    printBackground=True,
+                    displayHeaderFooter=True,
+                    headerTemplate="<span></span>",
+                    footerTemplate=FOOTER,
+                ),
+            )
+            (work / "outline.json").write_text(json.dumps(outline), encoding="utf-8")
+            dests = destination_pages(body)
+            numbers = {
+                name: dests[name][0] + 1 for _, _, name in outline if name in dests
+            }
+            # The page numbers, printed from a small page of the contents alone (the same
+            # layout), to be laid over the contents pages; the book's page is left (memory).
+            small = page.parent / "_pdf_page_numbers.html"
+            small.write_text(
+                await evaluate(
+                    cdp, session, f"({FILL_JS})({json.dumps(numbers)})", "numbering"
+                ),
+                encoding="utf-8",
+            )
+            await cdp.send("Page.navigate", session, url=small.as_uri())
+            await step(
+                "loading the page numbers",
+                evaluate(cdp, session, WAIT_JS, "waiting for the page numbers"),
+            )
+            numbered = work / "numbers.pdf"
+            await step(
+                "printing the page numbers",
+                print_to(cdp, session, numbered, printBackground=False),
+            )
+        finally:
+            memory.stop()
+    metadata = {"Title": "Online Learning, Executably", "Creator": "tools/build_pdf.py"}
+    finished = await step(
+        "finishing",
+        asyncio.to_thread(finish, body, numbered, pdf, outline, dests, metadata),
+    )
+    return {
+        **found,
+        **finished,
+        "layout": layout,
+        "steps_s": step.times,
+        "peak_memory_mb": max(step.peaks.values()),
+        "peak_memory_by_step_mb": step.peaks,
+    }
+
+
+class MemoryWatch:
+    """The peak memory of a process and all its children (Chromium's), as the sum of their PSS."""
+
+    def __init__(self, process: subprocess.Popen, every_s: float = 0.5) -> None:
+        import threading
+
+        self.pid = process.pid
+        self.every_s = every_s
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psutil
+
+        try:
+            root = psutil.Process(self.pid)
+        except psutil.NoSuchProcess:
+            return
+        while not self._stop.is_set():
+            total = 0
+            try:
+                for proc in [root, *root.children(recursive=True)]:
+                    with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+                        # PSS: memory shared between Chromium's processes counted once
+                        total += proc.memory_full_info().pss
+            except psutil.NoSuchProcess:
+                return
+            self.peak = max(self.peak, total)
+            self._stop.wait(self.every_s)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def find_chromium() -> str:
     return _find_chromium("build_pdf")
 
 
+def scaled_timeout(page: Path) -> float:
+    """Seconds allowed for each step: 120 s plus 30 s per MB of the single-page HTML (about 260 s
+    for today's 8.6 MB book, whose slowest step takes about 60 s on 2 idle cores), times the load
+    of the machine per core when it is above 1."""
+    size_mb = page.stat().st_size / 1e6
+    load = (
+        os.getloadavg()[0] / (os.cpu_count() or 1) if hasattr(os, "getloadavg") else 1
+    )
+    return (120 + 30 * size_mb) * max(1.0, load)
+
+
+def sources_newer_than(built: Path) -> list[Path]:
+    """The book's sources changed since ``built`` was written (all of them when it is missing)."""
+    if not built.is_file():
+        return [built]
+    stamp = built.stat().st_mtime
+    sources = [ROOT / "_config.yml", ROOT / "_toc.yml", Path(__file__)]
+    for folder, patterns in (
+        ("book", ("*.ipynb", "*.md", "*.bib")),
+        ("_static", ("*",)),
+    ):
+        for pattern in patterns:
+            sources += (ROOT / folder).rglob(pattern)
+    return [path for path in sources if path.is_file() and path.stat().st_mtime > stamp]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf" / PDF_NAME)
     parser.add_argument(
-        "--skip-build", action="store_true", help="print the existing _build/singlehtml"
+        "--rebuild",
+        action="store_true",
+        help="run the single-page build even when it is newer than every source",
     )
     parser.add_argument(
         "--timeout",
         type=float,
-        default=600,
-        help="seconds for typesetting and printing",
+        default=float(os.environ.get("PDF_TIMEOUT", 0)) or None,
+        help="seconds for each step (default: scaled with the book's size and the load)",
     )
     args = parser.parse_args()
 
     start = time.monotonic()
     chromium = find_chromium()
     index = SINGLE / SINGLE_PAGE
-    if not args.skip_build:
+    changed = sources_newer_than(index)
+    if args.rebuild or changed:
         index = build_singlehtml(sys.executable)
+    else:
+        print(
+            f"build_pdf: {index.relative_to(ROOT)} is newer than every source: printing it"
+        )
     built = time.monotonic()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    found = asyncio.run(print_pdf(chromium, index, args.out, args.timeout))
+    timeout = args.timeout or scaled_timeout(index)
+    report = asyncio.run(print_pdf(chromium, index, args.out, timeout))
+    done = time.monotonic()
+    size = args.out.stat().st_size / 1e6
+    report.update(
+        {
+            "pages": len(PdfReader(args.out).pages),
+            "size_mb": round(size, 1),
+            "single_page_build_s": round(built - start, 1),
+            "print_s": round(done - built, 1),
+            "timeout_s": round(timeout),
+        }
+    )
+    (args.out.parent / "build.json").write_text(
+        json.dumps(report, indent=1), encoding="utf-8"
+    )
+    layout = report["layout"]
+    print(
+        f"build_pdf: {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}: "
+        f"{report['pages']} pages, {size:.1f} MB, {report['typeset']} formulas, "
+        f"{report['images']} images, {report['bookmarks']} bookmarks, contents on "
+        f"{report['numbered_pages']} pages; single-page build {built - start:.0f} s, "
+        f"typesetting, printing and finishing {done - built:.0f} s ({report['steps_s']}); "
+        f"Chromium's peak memory {report['peak_memory_mb']} MB; "
+        f"{len(layout['changed'])} formulas and tables set smaller to fit the "
+        f"{layout['column']} px column"
+    )
+    if layout["n_over"]:
+        print(
+            f"build_pdf: {layout['n_over']} blocks are wider than the text column "
+            f"({layout['column']} px) in the print layout:",
+            file=sys.stderr,
+        )
+        for item in layout["over"]:
+            print(
+                f"  {item['tag']} {item['width']} px  {item['where']}", file=sys.stderr
+            )
+        return 1
     html = ROOT / "_build" / "html"
     if html.is_dir():
         shutil.copyfile(args.out, html / PDF_NAME)
-    done = time.monotonic()
-    size = args.out.stat().st_size / 1e6
-    print(
-        f"build_pdf: {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}: "
-        f"{size:.1f} MB, {found['typeset']} formulas, {found['images']} images; "
-        f"single-page build {built - start:.0f} s, typesetting {found['typeset_s']:.0f} s, "
-        f"printing {done - built - found['typeset_s']:.0f} s"
-        + (
-            f"; copied to {(html / PDF_NAME).relative_to(ROOT)}"
-            if html.is_dir()
-            else ""
-        )
-    )
+        print(f"build_pdf: copied to {(html / PDF_NAME).relative_to(ROOT)}")
     return 0
 
 

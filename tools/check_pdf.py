@@ -13,7 +13,11 @@ With poppler's pdfinfo, pdftotext and pdftoppm (Debian's poppler-utils; `make po
 - Chinese text (the glossary's terms) printed with a Chinese font: one of the fonts fontconfig
   knows for Chinese (`fc-list :lang=zh`) is embedded in the PDF; otherwise the characters are boxes;
 - pictures: the first page, the first page of every chapter and the last page are rendered to PNG
-  in _build/pdf/pages/ (look at them) and none is blank.
+  in _build/pdf/pages/ (look at them) and none is blank;
+- the contents have page numbers, and each is right: the page a chapter's or section's entry
+  names starts with (or holds) that title; the PDF has a bookmark for every title of the contents;
+- the print layout (_build/pdf/build.json, written by tools/build_pdf.py): no block of the book
+  wider than the text column; the PDF at most --max-mb megabytes (15).
 
 Prints one line per problem and a summary line (pages, size, titles); exits 1 on any problem.
 """
@@ -144,6 +148,84 @@ def ink(png: Path) -> float:
     return sum(histogram[:200]) / max(1, sum(histogram))
 
 
+def contents_problems(
+    pdf: Path, pages: list[str], titles: list[tuple[int, str]]
+) -> list[str]:
+    """Every title of the contents has a page number that points at it, and a bookmark."""
+    from pypdf import PdfReader
+
+    problems = []
+    # The contents' lines as laid out: a title (wrapped over lines or not), then its page number.
+    layout = subprocess.run(
+        [need("pdftotext"), "-layout", "-enc", "UTF-8", "-l", "12", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    numbered: dict[str, int] = {}
+    pending = ""
+    for line in layout.splitlines():
+        found = re.match(r"^(.*?)\s+(\d+)\s*$", line)
+        if found is None:
+            pending = (pending + " " + line.strip()).strip()
+            continue
+        numbered[norm(pending + " " + found.group(1))] = int(found.group(2))
+        pending = ""
+    for _level, title in titles:
+        page = next((n for text, n in numbered.items() if text.endswith(title)), None)
+        if page is None:
+            problems.append(f"no page number for {title!r} in the contents")
+        elif not 1 <= page <= len(pages) or title not in pages[page - 1]:
+            problems.append(
+                f"the contents send {title!r} to page {page}, which does not hold it"
+            )
+    marks = []
+
+    def walk(items) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            else:
+                marks.append(norm(item.title))
+
+    walk(PdfReader(pdf).outline)
+    missing = [
+        t for _, t in titles if not any(t.endswith(m) or m.endswith(t) for m in marks)
+    ]
+    if missing:
+        problems.append(f"{len(missing)} titles have no bookmark: {missing[:3]}")
+    return problems
+
+
+def layout_problems(pdf: Path, max_mb: float) -> list[str]:
+    """What tools/build_pdf.py measured in the print layout, and the file's size."""
+    import json
+
+    problems = []
+    report = pdf.parent / "build.json"
+    if not report.is_file():
+        return [f"no {report}: build the PDF with tools/build_pdf.py (make pdf)"]
+    built = json.loads(report.read_text(encoding="utf-8"))
+    layout = built["layout"]
+    for item in layout["over"]:
+        problems.append(
+            f"wider than the {layout['column']} px column in print: {item['tag']} "
+            f"{item['width']} px, {item['where']}"
+        )
+    if layout["n_over"] > len(layout["over"]):
+        problems.append(f"... {layout['n_over']} blocks wider than the column in all")
+    size = pdf.stat().st_size / 1e6
+    if size > max_mb:
+        problems.append(f"{size:.1f} MB: more than {max_mb:g} MB")
+    print(
+        f"PDF build: {built['pages']} pages, {built['size_mb']} MB, {built['bookmarks']} bookmarks; "
+        f"printing {built['print_s']:.0f} s (single-page build {built['single_page_build_s']:.0f} s), "
+        f"Chromium's peak memory {built['peak_memory_mb']} MB; "
+        f"{len(layout['changed'])} formulas and tables set smaller to fit"
+    )
+    return problems
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdf", nargs="?", type=Path, default=PDF)
@@ -151,6 +233,7 @@ def main() -> int:
         "--html", type=Path, default=SINGLE_PAGE, help="the single-page HTML printed"
     )
     parser.add_argument("--min-pages", type=int, default=100)
+    parser.add_argument("--max-mb", type=float, default=15.0)
     parser.add_argument(
         "--pictures", type=Path, default=PDF.parent / "pages", help="where the PNGs go"
     )
@@ -243,6 +326,9 @@ def main() -> int:
             problems.append(
                 f"page {number} is blank ({fraction:.2%} ink): {stem.with_suffix('.png')}"
             )
+
+    problems += contents_problems(args.pdf, pages, titles)
+    problems += layout_problems(args.pdf, args.max_mb)
 
     for problem in problems:
         print(f"{args.pdf.name}: {problem}")
