@@ -63,7 +63,8 @@ SHARINGS = ("max", "uniform", "proportional")
 
 @numba.njit(cache=True)
 def class_scores(W, X, i, scores):
-    """``scores[r] = W[r] . X[i]`` in the fixed order.
+    """The score of every class on row ``i``: ``scores[r]`` is ``W[r]`` times ``X[i]``,
+    summed in the fixed order.
 
     Returns True if row ``i`` holds a NaN or an inf.
     """
