@@ -218,8 +218,9 @@ class MulticlassROMMA(_Kesler):
 
     The binary ROMMA rule (:class:`olbook.ROMMA`) applied to the stacked weight
     vector :math:`W \in \mathbb R^{kd}` and :math:`\Delta` (:math:`\mathbf x` in block
-    :math:`y`, :math:`-\mathbf x` in block :math:`s`, the best wrong class), as
-    LIBOL's ``M_ROMMA``/``M_aROMMA``: the new :math:`W` is the shortest vector
+    :math:`y`, :math:`-\mathbf x` in block :math:`s`, the best wrong class), whose
+    coefficients LIBOL's ``M_ROMMA``/``M_aROMMA`` compute: the new :math:`W` is the
+    shortest vector
     :math:`V` with :math:`V\cdot\Delta \ge 1` and :math:`V\cdot W \ge \|W\|^2`,
     :math:`V = cW + e\Delta` (:func:`romma_coefficients`), so every row is
     rescaled. ROMMA updates when the margin
@@ -235,7 +236,10 @@ class MulticlassROMMA(_Kesler):
     aggressive ROMMA with :math:`m \ge 2\|\mathbf x\|^2\|W\|^2` has only the
     margin constraint binding, solution :math:`\Delta/(2\|\mathbf x\|^2)`, where
     LIBOL's two-constraint formula gives a longer vector (as
-    :class:`olbook.ROMMA` and LIBOL's ``aROMMA.m``).
+    :class:`olbook.ROMMA` and LIBOL's ``aROMMA.m``). And LIBOL rescales only the
+    rows :math:`y` and :math:`s`: ``W = W*c_t;`` scales a local copy, and only
+    ``model.W(y_t,:)`` and ``model.W(s_t,:)`` are written back, so the other
+    rows keep their values where the solution multiplies them by :math:`c`.
 
     Parameters
     ----------
