@@ -54,8 +54,10 @@ increment :math:`1/r` where the problem gives :math:`2/(kr)` (equal only for
 :math:`k = 2`); ``M_CW.m`` and ``M_SCW1.m`` take
 ``alpha_t = max(0, (-m_t*psi+sqrt(m_t^2*psi^2-m_t^2*psi+2*v_t*phi^2*psi))/(2*v_t*psi))``,
 ``u_t = (1/8)*(-alpha_t*v_t*phi+sqrt(alpha_t^2*v_t^2*phi^2+8*v_t))^2``,
-``beta_t = alpha_t*phi/(sqrt(2*u_t)+alpha_t*phi*v_t)``, and ``M_SCW2.m`` the SCW-II
-step with ``n_t = 2*v_t + 1/(2*C)``: none of them counts :math:`S` :math:`k` times,
+``beta_t = alpha_t*phi/(sqrt(2*u_t)+alpha_t*phi*v_t)`` (binary CW's step neither at
+``v_t`` nor at ``2*v_t``), and ``M_SCW2.m`` a step of SCW-II's form with
+``n_t = 2*v_t + 1/(2*C)`` and ``8*n_t*v_t*phi^2`` where binary SCW-II has 4: none of
+them counts :math:`S` :math:`k` times,
 so their covariance shrinks as if the classes did not share it, and their step is
 not the optimum of the shared problem (the full problem's optimum leaves the
 family: :math:`\Delta\Delta^\top` has blocks off the diagonal). ``M_CW.m``'s round
