@@ -1,5 +1,6 @@
 # Two commands, each doing its own set-up on a fresh machine with Python 3.11 and make:
 #   make book   build the HTML book into _build/html from the outputs committed in the notebooks
+#               (and the single-page book _build/singlehtml, which make pdf prints)
 #   make test   ruff; pytest over tests/ and olbook's doctests; olbook built as wheel and sdist and installed non-editable
 #               in a fresh venv (tools/check_install.py); nbval (strict) over every notebook, natively and again
 #               under a second CPU setting; the book build with -W; every page checked in
@@ -34,6 +35,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --all
+	$(BIN)/python tools/build_pdf.py --single-page-only
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 # Chromium for the browser check (tools/check_pages.py): installed from Debian's package `chromium`
@@ -77,8 +79,10 @@ pdf-tools:
 	echo "Installing for the PDF: $${sudo:+$$sudo }apt-get install -y $(PDF_PACKAGES)"; \
 	$$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $(PDF_PACKAGES)
 
-# The whole book as one PDF: the single-page HTML build printed by headless Chromium (tools/build_pdf.py),
+# The whole book as one PDF: the single-page HTML build (rebuilt only when a source is newer) printed
+# part by part by headless Chromium (tools/build_pdf.py, about 2 min and at most about 2 GB on 2 cores),
 # copied into _build/html, where the introduction names it (no link: make book alone builds no PDF).
+# PDF_TIMEOUT=<seconds> gives each step more time than the limit scaled to the book and the load.
 pdf: chromium pdf-tools $(STAMP)
 	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
 	@echo "The PDF: $(CURDIR)/_build/pdf/online-learning-executably.pdf"

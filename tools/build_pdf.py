@@ -1,28 +1,34 @@
 """Build the whole book as one PDF, offline: Jupyter Book's single-page HTML printed by headless Chromium.
 
 Usage: .venv/bin/python tools/build_pdf.py [--rebuild] [--timeout S]   (`make pdf`)
+       .venv/bin/python tools/build_pdf.py --single-page-only                (`make book`)
 
 1. `jupyter-book build . --builder singlehtml` with the book's own _config.yml plus one local Sphinx
    extension (this file's `setup`): myst-nb registers its node for hidden code cells for the `html`
    builder only, so the single-page build needs a translation for it; there the hidden input (the
    Colab install cell) is left out of the PDF, as it is hidden on the web page. Skipped when the
    single-page book is newer than every source (`make book` builds it too).
-2. Headless Chromium opens it offline (every host name fails to resolve), through the DevTools
-   protocol, with the print media emulated at the width of the printed text column: it waits until
-   MathJax (shipped in _static/mathjax) has typeset every formula and every image has loaded, and
-   fails on a MathJax error. Then (tools/pdf_layout.py) every display formula or table wider than
-   the column is set smaller until it fits, every block is measured, and the build fails if any
-   still sticks out; the printed contents get links to the headings and boxes for page numbers.
-3. It prints to A4 (no tagged PDF: the tags were a third of the file) with page numbers in the
-   footer; _static/print.css hides the web page's navigation, starts each chapter on a new page
-   and leaves out shadows (each was a rasterized image). The page of every heading is read from the
-   PDF's named destinations; a small page holding the contents alone, with the numbers filled in,
-   is printed and laid over the contents pages (tools/pdf_finish.py), which also adds a bookmark
-   for every chapter, section and subsection.
-4. The PDF is written to _build/pdf/online-learning-executably.pdf and copied to
+2. The page is cut into parts of whole documents, at most about 1 MB of HTML each
+   (tools/pdf_chunks.py): Chromium needed about 4 GB to typeset the whole page and 8 GB to print
+   it, and stays within about 2 GB one part at a time. Every heading gets an id, the printed
+   contents link their headings and get boxes for page numbers, and links between parts are
+   marked for step 4.
+3. Headless Chromium opens each part in a new tab, offline (every host name fails to resolve),
+   through the DevTools protocol, with the print media emulated at the width of the printed text
+   column: it waits until MathJax (shipped in _static/mathjax) has typeset every formula and every
+   image has loaded, and fails on a MathJax error. Every display formula or table wider than the
+   column is set smaller until it fits (tools/pdf_layout.py), every block is measured, and the
+   build fails if any still sticks out. The part is printed to A4 (no tagged PDF: the tags were a
+   third of the file); _static/print.css hides the web page's navigation, starts each chapter on a
+   new page and leaves out shadows (each was a rasterized image).
+4. tools/pdf_finish.py puts the parts together: the page of every heading comes from the parts'
+   named destinations; the contents alone, with the numbers filled in, are printed once more and
+   laid over the contents pages; every page gets "page / pages" at its foot; links between parts
+   become links to named destinations; every chapter, section and subsection gets a bookmark.
+5. The PDF is written to _build/pdf/online-learning-executably.pdf and copied to
    _build/html/online-learning-executably.pdf, as the book's introduction says (it does not link it);
-   _build/pdf/build.json records pages, size, each step's time and Chromium's peak memory (PSS),
-   and the layout measurement, which tools/check_pdf.py checks.
+   _build/pdf/build.json records pages, size, each step's time and Chromium's peak memory (the sum of
+   its processes' PSS), and the layout measurement, which tools/check_pdf.py checks.
 
 Each step has a time limit that scales with the book's size and the machine's load
 (`scaled_timeout`); running out names the step and how to give more time (PDF_TIMEOUT).
@@ -50,8 +56,9 @@ from pypdf import PdfReader
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_pages import HEADLESS  # noqa: E402
 from check_pages import find_chromium as _find_chromium  # noqa: E402
+from pdf_chunks import cut, numbers_only  # noqa: E402
 from pdf_finish import destination_pages, finish  # noqa: E402
-from pdf_layout import FILL_JS, FIT_JS, TOC_JS  # noqa: E402
+from pdf_layout import FIT_JS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "online-learning-executably.pdf"
@@ -85,11 +92,6 @@ WAIT_JS = """
   });
 })()
 """
-
-FOOTER = (
-    '<div style="font-size:8px; width:100%; text-align:center; color:#555;">'
-    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
-)
 
 
 # --- the Sphinx extension used by the single-page build --------------------------------------------
@@ -335,10 +337,15 @@ class Step:
 
 
 async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> dict:
-    """Lay the book out, fit it to the column, print it twice and finish the PDF; return a report."""
+    """Print the book part by part, then its page numbers; finish the PDF; return a report."""
     step = Step(timeout_s)
     work = pdf.parent / "work"
-    work.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    parts, outline = cut(page.read_text(encoding="utf-8"))
+    printed: list[Path] = []
+    layout = {"column": COLUMN_PX, "changed": [], "over": [], "n_over": 0}
+    found = {"math": 0, "typeset": 0, "images": 0}
     async with devtools_page(chromium, "build_pdf_", "--hide-scrollbars") as (
         cdp,
         session,
@@ -348,86 +355,105 @@ async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> d
         step.memory = memory
         try:
             await cdp.send("Page.enable", session)
-            await cdp.send("Emulation.setEmulatedMedia", session, media="print")
-            await cdp.send(
-                "Emulation.setDeviceMetricsOverride",
-                session,
-                width=COLUMN_PX,
-                height=1000,
-                deviceScaleFactor=1,
-                mobile=False,
-            )
-            await cdp.send("Page.navigate", session, url=page.as_uri())
-            found = json.loads(
-                await step("typesetting", evaluate(cdp, session, WAIT_JS, "waiting"))
-            )
-            if found["errors"] or found["broken"] or found["typeset"] < found["math"]:
-                raise RuntimeError(f"the page is not ready to print: {found}")
-            layout = json.loads(
-                await step(
-                    "fitting",
-                    evaluate(cdp, session, f"({FIT_JS})({COLUMN_PX})", "fitting"),
+            for n, part in enumerate(parts):
+                source = page.parent / f"_pdf_part_{n:02d}.html"
+                source.write_text(part.html, encoding="utf-8")
+                name = f"part {n + 1} of {len(parts)} ({part.docs[0]})"
+                # Each part in a new tab, closed after it: its memory goes with it.
+                target = await cdp.send("Target.createTarget", url="about:blank")
+                tab = (
+                    await cdp.send(
+                        "Target.attachToTarget",
+                        targetId=target["targetId"],
+                        flatten=True,
+                    )
+                )["sessionId"]
+                try:
+                    await cdp.send("Page.enable", tab)
+                    measured, seen = await step(
+                        name, lay_out_and_print(cdp, tab, source, work / f"{n:02d}.pdf")
+                    )
+                finally:
+                    await cdp.send("Target.closeTarget", targetId=target["targetId"])
+                printed.append(work / f"{n:02d}.pdf")
+                for key in found:
+                    found[key] += seen[key]
+                layout["changed"] += measured["changed"]
+                layout["over"] += measured["over"]
+                layout["n_over"] += measured["n_over"]
+            dests, offsets = {}, []
+            for part_pdf in printed:
+                offsets.append(
+                    sum(len(PdfReader(p).pages) for p in printed[: len(offsets)])
                 )
-            )
-            outline = json.loads(
-                await step(
-                    "contents", evaluate(cdp, session, f"({TOC_JS})()", "contents")
-                )
-            )
-            await cdp.send("Emulation.clearDeviceMetricsOverride", session)
-            await cdp.send("Emulation.setEmulatedMedia", session, media="")
-            body = work / "body.pdf"
-            await step(
-                "printing",
-                print_to(
-                    cdp,
-                    session,
-                    body,
-                    printBackground=True,
-                    displayHeaderFooter=True,
-                    headerTemplate="<span></span>",
-                    footerTemplate=FOOTER,
-                ),
-            )
-            (work / "outline.json").write_text(json.dumps(outline), encoding="utf-8")
-            dests = destination_pages(body)
-            numbers = {
-                name: dests[name][0] + 1 for _, _, name in outline if name in dests
-            }
-            # The page numbers, printed from a small page of the contents alone (the same
-            # layout), to be laid over the contents pages; the book's page is left (memory).
+                for dest, (index, top) in destination_pages(part_pdf).items():
+                    dests.setdefault(dest, (offsets[-1] + index, top))
+            numbers = {hid: dests[hid][0] + 1 for _, _, hid in outline if hid in dests}
             small = page.parent / "_pdf_page_numbers.html"
-            small.write_text(
-                await evaluate(
-                    cdp, session, f"({FILL_JS})({json.dumps(numbers)})", "numbering"
-                ),
-                encoding="utf-8",
-            )
-            await cdp.send("Page.navigate", session, url=small.as_uri())
+            small.write_text(numbers_only(parts[0].html, numbers), encoding="utf-8")
             await step(
-                "loading the page numbers",
-                evaluate(cdp, session, WAIT_JS, "waiting for the page numbers"),
-            )
-            numbered = work / "numbers.pdf"
-            await step(
-                "printing the page numbers",
-                print_to(cdp, session, numbered, printBackground=False),
+                "the contents' page numbers",
+                load_and_print(cdp, session, small, work / "numbers.pdf"),
             )
         finally:
             memory.stop()
     metadata = {"Title": "Online Learning, Executably", "Creator": "tools/build_pdf.py"}
     finished = await step(
         "finishing",
-        asyncio.to_thread(finish, body, numbered, pdf, outline, dests, metadata),
+        asyncio.to_thread(
+            finish,
+            printed,
+            work / "numbers.pdf",
+            pdf,
+            outline,
+            dests,
+            metadata,
+        ),
     )
+    for n in range(len(parts)):
+        (page.parent / f"_pdf_part_{n:02d}.html").unlink(missing_ok=True)
+    (page.parent / "_pdf_page_numbers.html").unlink(missing_ok=True)
     return {
         **found,
         **finished,
+        "parts": len(parts),
         "layout": layout,
         "steps_s": step.times,
         "peak_memory_mb": max(step.peaks.values()),
-        "peak_memory_by_step_mb": step.peaks,
     }
+
+
+async def lay_out_and_print(cdp: DevTools, session: str, source: Path, out: Path):
+    """Open one part in the print layout, typeset it, fit it to the column, and print it."""
+    await cdp.send("Emulation.setEmulatedMedia", session, media="print")
+    await cdp.send(
+        "Emulation.setDeviceMetricsOverride",
+        session,
+        width=COLUMN_PX,
+        height=1000,
+        deviceScaleFactor=1,
+        mobile=False,
+    )
+    await cdp.send("Page.navigate", session, url=source.as_uri())
+    seen = json.loads(
+        await evaluate(cdp, session, WAIT_JS, f"waiting for {source.name}")
+    )
+    if seen["errors"] or seen["broken"] or seen["typeset"] < seen["math"]:
+        raise RuntimeError(f"{source.name} is not ready to print: {seen}")
+    measured = json.loads(
+        await evaluate(cdp, session, f"({FIT_JS})({COLUMN_PX})", "fitting")
+    )
+    await cdp.send("Emulation.clearDeviceMetricsOverride", session)
+    await cdp.send("Emulation.setEmulatedMedia", session, media="")
+    await print_to(cdp, session, out, printBackground=True)
+    return measured, seen
+
+
+async def load_and_print(cdp: DevTools, session: str, source: Path, out: Path) -> None:
+    """Open a small page and print it."""
+    await cdp.send("Page.navigate", session, url=source.as_uri())
+    await evaluate(cdp, session, WAIT_JS, f"waiting for {source.name}")
+    await print_to(cdp, session, out, printBackground=False)
 
 
 class MemoryWatch:
@@ -474,9 +500,9 @@ def find_chromium() -> str:
 
 
 def scaled_timeout(page: Path) -> float:
-    """Seconds allowed for each step: 120 s plus 30 s per MB of the single-page HTML (about 260 s
-    for today's 8.6 MB book, whose slowest step takes about 60 s on 2 idle cores), times the load
-    of the machine per core when it is above 1."""
+    """Seconds allowed for each step: 120 s plus 30 s per MB of the single-page HTML (about 400 s
+    for today's 9 MB book, whose slowest step, one part, takes about 35 s on 2 busy cores), times
+    the load of the machine per core when it is above 1."""
     size_mb = page.stat().st_size / 1e6
     load = (
         os.getloadavg()[0] / (os.cpu_count() or 1) if hasattr(os, "getloadavg") else 1
@@ -513,7 +539,16 @@ def main() -> int:
         default=float(os.environ.get("PDF_TIMEOUT", 0)) or None,
         help="seconds for each step (default: scaled with the book's size and the load)",
     )
+    parser.add_argument(
+        "--single-page-only",
+        action="store_true",
+        help="only (re)build the single-page book when a source changed (`make book` runs this)",
+    )
     args = parser.parse_args()
+    if args.single_page_only:
+        if args.rebuild or sources_newer_than(SINGLE / SINGLE_PAGE):
+            build_singlehtml(sys.executable)
+        return 0
 
     start = time.monotonic()
     chromium = find_chromium()

@@ -2,17 +2,27 @@
 
 - :func:`destination_pages`: the page of every named destination (Chromium writes one for every
   target of a link in the book), for the contents' page numbers.
-- :func:`finish`: lays the printed page numbers over the contents pages, adds the bookmarks (the
-  PDF's outline: every chapter, section and subsection) and the document's title, opens the PDF
-  with its bookmarks shown, and writes it.
+- :func:`finish`: puts the parts' pages together, writes the page numbers at their feet, lays
+  the contents' numbers (printed by Chromium) over the contents pages, turns the links between parts into links
+  to named destinations, adds the bookmarks (the PDF's outline: every chapter, section and
+  subsection) and the document's title, opens the PDF with its bookmarks shown, and writes it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pypdf import PdfReader, PdfWriter
-from pypdf.generic import Fit
+from pdf_chunks import INVALID
+from pypdf import PageObject, PdfReader, PdfWriter
+from pypdf.generic import (
+    ArrayObject,
+    DecodedStreamObject,
+    DictionaryObject,
+    Fit,
+    FloatObject,
+    NameObject,
+    NullObject,
+)
 
 
 def destination_pages(pdf: Path) -> dict[str, tuple[int, float]]:
@@ -28,31 +38,118 @@ def destination_pages(pdf: Path) -> dict[str, tuple[int, float]]:
     return out
 
 
+def add_footers(writer: PdfWriter) -> None:
+    """Write "page / pages" centred at the foot of every page, in Helvetica (a PDF standard
+    font: nothing to embed), grey, laid over the page as a one-line page of its own."""
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+            NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+        }
+    )
+    total = len(writer.pages)
+    widths = {" ": 278, "/": 278}  # Helvetica's widths in 1/1000 em; digits are 556
+    for number, page in enumerate(writer.pages, start=1):
+        text = f"{number} / {total}"
+        size = 7.0
+        width = sum(widths.get(c, 556) for c in text) * size / 1000
+        box = page.mediabox
+        foot = PageObject.create_blank_page(width=box.width, height=box.height)
+        stream = DecodedStreamObject()
+        x = (float(box.width) - width) / 2
+        stream.set_data(
+            f"BT /F1 {size:g} Tf 0.333 g {x:.2f} 24 Td ({text}) Tj ET".encode()
+        )
+        foot[NameObject("/Contents")] = stream
+        foot[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
+        page.merge_page(foot)
+
+
 def finish(
-    body: Path,
+    parts: list[Path],
     numbers: Path,
     out: Path,
     outline: list[tuple[int, str, str]],
     dests: dict[str, tuple[int, float]],
     metadata: dict[str, str],
 ) -> dict:
-    """Write ``out``: ``body`` with ``numbers``'s pages laid over its first pages, and the outline.
+    """Write ``out``: the parts' pages in order, each with its page number at the foot, the
+    contents' numbers laid over the first pages, links between parts, named destinations and the
+    outline.
 
     ``outline`` holds ``(level, title, destination name)`` in the book's order (level 1: a
-    chapter); an entry whose destination is missing is an error (its heading would have no page).
+    chapter); a heading without a destination (one not shown in print) is bookmarked at the next
+    heading's place.
     """
-    missing = [title for _, title, name in outline if name not in dests]
-    if missing:
-        raise RuntimeError(
-            f"no destination in the PDF for {len(missing)} headings: {missing[:5]}"
+    writer = PdfWriter()
+    for part in parts:
+        for page in PdfReader(part).pages:
+            writer.add_page(page)
+    overlay = PdfReader(numbers).pages
+    add_footers(writer)
+    for i, page in enumerate(writer.pages):
+        if i < len(overlay):
+            page.merge_page(overlay[i])
+        page.compress_content_streams(level=9)
+
+    # Named destinations, and the links between parts (written as web links to INVALID#name).
+    table = DictionaryObject()
+    for name, (index, top) in dests.items():
+        table[NameObject("/" + name)] = ArrayObject(
+            [
+                writer.pages[index].indirect_reference,
+                NameObject("/XYZ"),
+                NullObject(),
+                FloatObject(top),
+                NullObject(),
+            ]
         )
-    writer = PdfWriter(clone_from=PdfReader(body))
-    overlay = PdfReader(numbers)
-    if len(overlay.pages) > len(writer.pages):
-        raise RuntimeError("the page numbers' printing has more pages than the book")
-    for page, numbers_page in zip(writer.pages, overlay.pages, strict=False):
-        page.merge_page(numbers_page)
+    writer._root_object[NameObject("/Dests")] = writer._add_object(table)
+    relinked = broken = 0
+    for page in writer.pages:
+        if "/Annots" not in page:
+            continue
+        # The invisible links that made Chromium write the destinations are no use in the PDF.
+        kept = ArrayObject(
+            ref
+            for ref in page["/Annots"]
+            if max(
+                abs(
+                    float(ref.get_object()["/Rect"][2])
+                    - float(ref.get_object()["/Rect"][0])
+                ),
+                abs(
+                    float(ref.get_object()["/Rect"][3])
+                    - float(ref.get_object()["/Rect"][1])
+                ),
+            )
+            >= 2
+        )
+        page[NameObject("/Annots")] = kept
+        for ref in kept:
+            annot = ref.get_object()
+            uri = annot.get("/A", {}).get("/URI", "")
+            if isinstance(uri, str) and uri.startswith(INVALID):
+                name = uri[len(INVALID) :]
+                if name in dests:
+                    del annot["/A"]
+                    annot[NameObject("/Dest")] = NameObject("/" + name)
+                    relinked += 1
+                else:
+                    broken += 1
+    if broken:
+        raise RuntimeError(f"{broken} links between parts lead to no destination")
+
     parents: dict[int, object] = {}
+    ahead = None
+    # A heading without a destination (not shown in print) takes the next one's place.
+    for _, _, name in reversed(outline):
+        ahead = dests.get(name, ahead)
+        dests.setdefault(name, ahead)
     for level, title, name in outline:
         page, top = dests[name]
         parents[level] = writer.add_outline_item(
@@ -65,4 +162,8 @@ def finish(
     writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
     with out.open("wb") as handle:
         writer.write(handle)
-    return {"numbered_pages": len(overlay.pages), "bookmarks": len(outline)}
+    return {
+        "numbered_pages": len(overlay),
+        "bookmarks": len(outline),
+        "links_between_parts": relinked,
+    }
