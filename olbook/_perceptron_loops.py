@@ -171,7 +171,7 @@ def pass_sum(X, y, updates, w0, b0, fit_intercept):
     An update at round :math:`s` adds :math:`y_s\mathbf x_s` to the :math:`n - s`
     weight vectors that follow it in the pass, so the sum is
     :math:`n\mathbf w_0 + \sum_{s\ \mathrm{updated}} (n - s)\,y_s\mathbf x_s`
-    (book section 1.6, ``perc-sec-averaged``). Rows are added in order: the same
+    (book section 1.6, :ref:`perc-sec-averaged`). Rows are added in order: the same
     bits on every CPU, in O(d) memory (no copy of the updated rows), on a dense or a
     canonical CSR ``X``. Returns ``(w_sum, b_sum)``.
     """

@@ -165,7 +165,7 @@ def hinge_mistake_bound(X, y, u, gamma: float) -> tuple[float, float]:
     :math:`R = \max_t\|\mathbf x_t\|`, whether or not the data is separable
     (Freund and Schapire, "Large margin classification using the perceptron
     algorithm", Machine Learning 37(3), 1999, Theorem 2; book section 1.5,
-    ``perc-thm-nonseparable``). With :math:`D = 0` it is the Block--Novikoff
+    :prf:ref:`perc-thm-nonseparable`). With :math:`D = 0` it is the Block--Novikoff
     bound :math:`(R/\gamma)^2`. The bound holds for every :math:`\gamma`;
     the best one is the minimum over :math:`\gamma`.
 
@@ -496,8 +496,8 @@ def find_separator(X, y, *, fit_intercept: bool = True):
     :math:`y_i(\mathbf w^\top\mathbf x_i + b)` is positive beyond rounding
     error. ``None`` means: no hyperplane separates the data with
     :math:`\ell_1`-normalized margin above 1e-9; data separable only with a
-    smaller margin is reported as ``None`` (book ``perc-sec-separability`` and
-    ``marg-sec-lp``).
+    smaller margin is reported as ``None`` (book :ref:`perc-sec-separability` and
+    :ref:`marg-sec-lp`).
     """
     cert = separability_certificate(X, y, fit_intercept=fit_intercept)
     return (cert.w, cert.b) if cert.separable else None
