@@ -381,13 +381,11 @@ async def print_pdf(chromium: str, page: Path, pdf: Path, timeout_s: float) -> d
                 layout["changed"] += measured["changed"]
                 layout["over"] += measured["over"]
                 layout["n_over"] += measured["n_over"]
-            dests, offsets = {}, []
+            dests, offset = {}, 0
             for part_pdf in printed:
-                offsets.append(
-                    sum(len(PdfReader(p).pages) for p in printed[: len(offsets)])
-                )
                 for dest, (index, top) in destination_pages(part_pdf).items():
-                    dests.setdefault(dest, (offsets[-1] + index, top))
+                    dests.setdefault(dest, (offset + index, top))
+                offset += len(PdfReader(part_pdf).pages)
             numbers = {hid: dests[hid][0] + 1 for _, _, hid in outline if hid in dests}
             small = page.parent / "_pdf_page_numbers.html"
             small.write_text(numbers_only(parts[0].html, numbers), encoding="utf-8")

@@ -89,11 +89,8 @@ def outline_of(headings, article: int, first_doc: int) -> list[tuple[int, str, s
     return outline
 
 
-def link_contents(page: str, headings) -> tuple[str, dict[str, str]]:
-    """The printed contents: each entry links its heading and gets a box for its page number.
-
-    Returns the page and ``{document: heading id}``.
-    """
+def link_contents(page: str, headings) -> str:
+    """The printed contents: each entry links its heading and gets a box for its page number."""
     start = page.index('<div id="jb-print-toc">')
     end = page.index("</nav>", start)
     doc_heading = {}
@@ -117,7 +114,7 @@ def link_contents(page: str, headings) -> tuple[str, dict[str, str]]:
     toc = re.sub(
         r'<a class="([^"]*)" href="#document-([^"]+)">(.*?)</a>', entry, page[start:end]
     )
-    return page[:start] + toc + page[end:], doc_heading
+    return page[:start] + toc + page[end:]
 
 
 BLOCK = re.compile(r"<(/?)(section|div)\b[^>]*>")
@@ -149,7 +146,7 @@ def cut(page: str) -> tuple[list[Part], list[tuple[int, str, str]]]:
     outline = outline_of(
         headings, page.index('<article class="bd-article">'), docs[0][0]
     )
-    page, _ = link_contents(page, headings)
+    page = link_contents(page, headings)
     docs = [(m.start(), m.group(1)) for m in DOC.finditer(page)]
     article = page.index('<article class="bd-article">')
     body_end = page.index("</article>")

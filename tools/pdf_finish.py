@@ -38,6 +38,12 @@ def destination_pages(pdf: Path) -> dict[str, tuple[int, float]]:
     return out
 
 
+def tiny(annotation) -> bool:  # noqa: ANN001 - a pypdf dictionary
+    """An annotation smaller than 2 x 2 points (one of the invisible destination links)."""
+    x0, y0, x1, y1 = (float(v) for v in annotation["/Rect"])
+    return abs(x1 - x0) < 2 and abs(y1 - y0) < 2
+
+
 def add_footers(writer: PdfWriter) -> None:
     """Write "page / pages" centred at the foot of every page, in Helvetica (a PDF standard
     font: nothing to embed), grey, laid over the page as a one-line page of its own."""
@@ -114,21 +120,7 @@ def finish(
         if "/Annots" not in page:
             continue
         # The invisible links that made Chromium write the destinations are no use in the PDF.
-        kept = ArrayObject(
-            ref
-            for ref in page["/Annots"]
-            if max(
-                abs(
-                    float(ref.get_object()["/Rect"][2])
-                    - float(ref.get_object()["/Rect"][0])
-                ),
-                abs(
-                    float(ref.get_object()["/Rect"][3])
-                    - float(ref.get_object()["/Rect"][1])
-                ),
-            )
-            >= 2
-        )
+        kept = ArrayObject(ref for ref in page["/Annots"] if not tiny(ref.get_object()))
         page[NameObject("/Annots")] = kept
         for ref in kept:
             annot = ref.get_object()
