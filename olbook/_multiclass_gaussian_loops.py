@@ -30,6 +30,7 @@ import numpy as np
 from ._gaussian_loops import coefficients, precision_increment
 from ._linalg import back_solve, forward_solve, rank_one_update
 from ._rowops import LANES, csr_row_score, dot, row_score
+from .multiclass import rival
 
 __all__ = [
     "shared_step",
@@ -71,20 +72,6 @@ def shared_step(rule, m, v, a, b, k):
         return 0.0, 0.0
     alpha = k * alpha
     return alpha, 2.0 * precision_increment(3, m, v, a / k, b, alpha, 1.0)
-
-
-@numba.njit(cache=True)
-def _kesler_pair(scores, yi):
-    """The predicted class (first on ties) and the highest-scoring wrong class ``s``."""
-    pred = 0
-    for r in range(1, scores.shape[0]):
-        if scores[r] > scores[pred]:
-            pred = r
-    s = 0 if yi != 0 else 1
-    for r in range(scores.shape[0]):
-        if r != yi and scores[r] > scores[s]:
-            s = r
-    return pred, s
 
 
 @numba.njit(cache=True)
@@ -151,7 +138,7 @@ def full_cov_epoch(X, y, W, R, rule, a, b, mistakes, updates):
             if nonfinite != 0.0:
                 return i
         yi = y[i]
-        pred, s = _kesler_pair(scores, yi)
+        pred, s = rival(scores, yi)
         mistakes[i] = pred != yi
         m = scores[yi] - scores[s]
         updates[i] = _full_round(W, R, yi, s, X[i], m, rule, a, b, delta, z, Sd, w)
@@ -172,7 +159,7 @@ def full_cov_epoch_csr(data, indices, indptr, y, W, R, rule, a, b, mistakes, upd
             if nonfinite != 0.0:
                 return i
         yi = y[i]
-        pred, s = _kesler_pair(scores, yi)
+        pred, s = rival(scores, yi)
         mistakes[i] = pred != yi
         m = scores[yi] - scores[s]
         for p in range(start, stop):
@@ -203,7 +190,7 @@ def shared_cov_epoch(X, y, W, R, rule, a, b, mistakes, updates):
             if nonfinite != 0.0:
                 return i
         yi = y[i]
-        pred, s = _kesler_pair(scores, yi)
+        pred, s = rival(scores, yi)
         mistakes[i] = pred != yi
         m = scores[yi] - scores[s]
         updates[i] = _shared_round(W, R, yi, s, X[i], m, rule, a, b, z, Sx, w)
@@ -224,7 +211,7 @@ def shared_cov_epoch_csr(data, indices, indptr, y, W, R, rule, a, b, mistakes, u
             if nonfinite != 0.0:
                 return i
         yi = y[i]
-        pred, s = _kesler_pair(scores, yi)
+        pred, s = rival(scores, yi)
         mistakes[i] = pred != yi
         m = scores[yi] - scores[s]
         for p in range(start, stop):
