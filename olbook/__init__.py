@@ -23,6 +23,8 @@ Public names (see each docstring for the paper and the book section):
 * kernel online learning (chapter 7): :class:`NORMA`, :class:`KernelPerceptron`,
   :class:`BudgetPerceptron`, :class:`Forgetron`
   (module :mod:`olbook.kernel_online`).
+* online convex optimization (chapter 8): the subpackage :mod:`olbook.oco`
+  (FTL, FTRL, online mirror descent, their feasible sets and regularizers).
 * boosting (chapter 3): :class:`DecisionStump`, :class:`Boosting`, :class:`AdaBoost`;
 * online linear classifiers (chapter 6): :class:`PassiveAggressive`,
   :class:`ROMMA`, :class:`ALMA`, :class:`OGDClassifier`,
@@ -103,6 +105,7 @@ if (
         experts,
         kernel_online,
         kernels,
+        oco,
         ogd,
         plotting,
         vc,
@@ -226,6 +229,7 @@ __all__ = [
     "kernels",
     "margin",
     "novikoff_bound",
+    "oco",
     "ogd",
     "perceptron_bound",
     "plotting",

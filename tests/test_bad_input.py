@@ -96,7 +96,8 @@ def test_introspection_finds_every_learner():
         "OGD",
     } <= names
     assert not names & {"OnlineLearner", "StoredExamplesLearner", "GameLearner"}
-    assert len(ESTIMATORS) >= 26 and len(GAMES) == 4
+    assert len(ESTIMATORS) >= 26 and len(GAMES) >= 7
+    assert {"FTL", "FTRL", "OMD"} <= names
 
 
 # --------------------------------------------------------------------------- data
@@ -529,16 +530,41 @@ def test_stream_memory(cls):
 
 
 # --------------------------------------------------------------------------- game learners
+def oco_base() -> dict[str, dict]:
+    """The hyper-parameters of each OCO game learner in R^3 (a step size 0.1 where it has one)."""
+    from olbook.oco import Ball, Euclidean
+
+    return {
+        "OGD": {"x0": np.zeros(3), "eta": 0.1},
+        "FTL": {"feasible_set": Ball(10.0), "dim": 3},
+        "FTRL": {
+            "regularizer": Euclidean(),
+            "eta": 0.1,
+            "feasible_set": Ball(10.0),
+            "dim": 3,
+        },
+        "OMD": {
+            "mirror_map": Euclidean(),
+            "eta": 0.1,
+            "feasible_set": Ball(10.0),
+            "dim": 3,
+        },
+        "AdaGrad": {"x0": np.zeros(3), "eta": 0.1},
+        "CoinBetting": {"x0": np.zeros(3), "lipschitz": 100.0},
+    }
+
+
 def make_game(cls):
     """A game learner with 3 experts (or a point in R^3), and its kind."""
     sig = inspect.signature(cls)
     if "n_experts" in sig.parameters:
         return cls(3), "experts"
-    if "x0" in sig.parameters:
-        return cls(
-            np.zeros(3), eta=0.1, projection=olbook.ogd.project_ball(10.0)
-        ), "oco"
-    raise AssertionError(f"add how to build {cls.__name__} to make_game")
+    base = oco_base()
+    if cls.__name__ == "OGD":
+        return cls(**base["OGD"], projection=olbook.ogd.project_ball(10.0)), "oco"
+    if cls.__name__ in base:
+        return cls(**base[cls.__name__]), "oco"
+    raise AssertionError(f"add how to build {cls.__name__} to make_game (oco_base)")
 
 
 def play(game, kind, rounds: int = 5, seed: int = 0):
@@ -599,6 +625,13 @@ GAME_INVALID = {
     "diameter": [0.0, -1.0],
     "lipschitz": [0.0, -1.0],
     "projection": ["ball"],
+    "dim": [0, -1, 2.5, "3"],
+    "feasible_set": ["ball", 2.0],
+    "regularizer": ["euclidean", None],
+    "mirror_map": ["euclidean", None],
+    "diagonal": ["yes"],
+    "delta": [-1.0, NAN],
+    "initial_wealth": [0.0, -1.0],
 }
 
 
@@ -607,7 +640,7 @@ def test_game_invalid_parameters(cls):
     """A game learner's __init__ only stores its parameters; the start of a game (reset,
     the first update or run) checks them, and a rejected start changes nothing."""
     _, kind = make_game(cls)
-    base = {"n_experts": 3} if kind == "experts" else {"x0": np.zeros(3), "eta": 0.1}
+    base = {"n_experts": 3} if kind == "experts" else oco_base()[cls.__name__]
     names = [n for n in inspect.signature(cls).parameters]
     for name in names:
         assert name in GAME_INVALID, f"list invalid values of {cls.__name__}.{name}"
@@ -625,7 +658,7 @@ def test_game_invalid_parameters(cls):
             started = cls(**base).reset()
             setattr(started, name, value)  # set on a learner between two games
             assert_rejected(started, started.reset, name)
-    if kind == "oco":
+    if cls.__name__ == "OGD":
         game = cls(np.zeros(3), eta="anytime")
         assert_rejected(game, game.reset, "diameter")
 
@@ -645,7 +678,10 @@ def test_game_zero_and_extreme(cls):
             assert np.all(np.isfinite(p)) and math.isclose(math.fsum(p), 1.0)
     if kind == "oco":
         for scale in (1e150, 1e-150):
-            g = cls(np.zeros(3), eta=0.5)
+            base = oco_base()[cls.__name__]
+            g = cls(**(base | ({"eta": 0.5} if "eta" in base else {})))
+            if "lipschitz" in base and cls.__name__ != "OGD":  # gradients up to 2 scale
+                g.lipschitz = 2.0 * scale
             g.update(np.full(3, scale))
             assert np.all(np.isfinite(g.predict()))
 

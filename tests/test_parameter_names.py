@@ -84,14 +84,28 @@ MEANINGS: dict[str, tuple[str, str]] = {
     "tie_tol": ("DecisionStump's tolerance of its tie rule", r"tie rule"),
     "cache_size": ("megabytes of kernel columns kept", r"megabytes"),
     "shrinking": ("set aside examples that cannot violate", r"set aside"),
+    "dim": ("the dimension d of the points an OCO learner plays", r"dimension"),
+    "feasible_set": (
+        "the feasible set K of an OCO learner (None: R^d)",
+        r"feasible set|R\^d",
+    ),
+    "regularizer": ("FTRL's regularizer R", r"regularizer"),
+    "mirror_map": (
+        "OMD's regularizer R, whose gradient is the mirror map",
+        r"mirror map",
+    ),
+    "delta": ("AdaGrad's delta, added to the diagonal of H_t", r"diagonal"),
+    "initial_wealth": ("the wealth a coin-betting learner starts with", r"wealth"),
 }
 
 
 def learner_classes() -> list[type]:
-    """Every public learner: scikit-learn estimators and game learners."""
+    """Every public learner: scikit-learn estimators and game learners (olbook.oco's too)."""
     found = []
-    for name in sorted(olbook.__all__):
-        obj = getattr(olbook, name)
+    names = [(olbook, n) for n in sorted(olbook.__all__)]
+    names += [(olbook.oco, n) for n in sorted(olbook.oco.__all__)]
+    for module, name in names:
+        obj = getattr(module, name)
         if inspect.isclass(obj) and issubclass(obj, (BaseEstimator, GameLearner)):
             found.append(obj)
     return found
