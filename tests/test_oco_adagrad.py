@@ -9,20 +9,9 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+from olbook.oco import Ball, Box
 from olbook.oco.adagrad import AdaGrad
 from olbook.ogd import OGD
-
-try:
-    from olbook.oco.sets import Ball, Box
-except ImportError:  # pragma: no cover - before olbook.oco.sets exists
-
-    class Box:
-        def __init__(self, low, high):
-            self.low, self.high = float(low), float(high)
-
-    class Ball:
-        def __init__(self, radius):
-            self.radius = radius
 
 
 def diagonal_reference(x0, G, eta, delta, low=-np.inf, high=np.inf):

@@ -43,6 +43,7 @@ from .._validation import (
     check_positive_float,
     non_finite_error,
 )
+from .sets import Box
 
 __all__ = ["AdaGrad", "adagrad_diagonal_rounds"]
 
@@ -169,7 +170,7 @@ class AdaGrad(GameLearner):
         low = np.full(x.size, -np.inf)
         high = np.full(x.size, np.inf)
         if fs is not None:
-            if type(fs).__name__ != "Box" or not hasattr(fs, "high"):
+            if not isinstance(fs, Box):
                 raise ValueError(
                     "feasible_set must be None (R^d) or an olbook.oco.Box: the "
                     f"H_t-norm projection onto {fs!r} is not computed; got {fs!r}."
