@@ -312,14 +312,14 @@ def entries(cache, i, idx, out):  # pragma: no cover - compiled
     _finish(cache.code, cache.p1, cache.p2, out, idx.shape[0])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def grow(cache):  # pragma: no cover - compiled
     """Tell the cache that the active set grew: the partial columns computed so far are stale."""
     cache.meta[_EPOCH] += 1
 
 
 # --- the LRU list of slots ---------------------------------------------------------------
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _unlink(cache, s):  # pragma: no cover - compiled
     p, q = cache.prev[s], cache.nxt[s]
     if p >= 0:
@@ -332,7 +332,7 @@ def _unlink(cache, s):  # pragma: no cover - compiled
         cache.meta[_TAIL] = p
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _push_front(cache, s):  # pragma: no cover - compiled
     head = cache.meta[_HEAD]
     cache.prev[s] = -1
@@ -393,7 +393,7 @@ def column(cache, i, active, n_active):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def column_full(cache, i):  # pragma: no cover - compiled
     """Column ``i`` with every entry valid (:func:`column` on all the examples)."""
     return column(cache, i, cache.everyone, cache.diag.shape[0])

@@ -88,12 +88,12 @@ TAU = 1e-12
 SHRINK_EVERY = 200
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _in_up(alpha_t, y_t, C):
     return (y_t > 0.0 and alpha_t < C) or (y_t < 0.0 and alpha_t > 0.0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _in_low(alpha_t, y_t, C):
     return (y_t < 0.0 and alpha_t < C) or (y_t > 0.0 and alpha_t > 0.0)
 
@@ -115,7 +115,9 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
     """
     n = y.shape[0]
     Kd = cache.diag  # K[t, t]
-    active = np.arange(n)  # the examples SMO works on, in increasing order
+    active = np.empty(n, dtype=np.int64)  # the examples SMO works on, increasing
+    for t in range(n):
+        active[t] = t
     n_active = n
     # C * sum of Q[:, t] over the alpha_t = C (rebuilds G of dropped examples)
     G_bar = np.zeros(n)
@@ -127,11 +129,15 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
         countdown -= 1
         if shrinking and countdown == 0:
             countdown = min(n, SHRINK_EVERY)
-            n_active, unshrunk = shrink(
-                cache, y, C, tol, alpha, G, G_bar, active, n_active, unshrunk
-            )
+            m, M = _extremes(y, C, alpha, G, active, n_active)
+            if not unshrunk and m - M <= 10.0 * tol:  # near the end: all back, once
+                unshrunk = True
+                n_active = unshrink(cache, y, C, alpha, G, G_bar, active, n_active)
+            n_active = shrink(y, C, alpha, G, active, n_active, m, M)
         # i: the most violating example in I_up; m = -y_i G_i.
-        i = -1
+        i = np.int64(
+            -1
+        )  # not the literal -1, which numba would compile its callees for
         m = -np.inf
         for p in range(n_active):
             t = active[p]
@@ -140,7 +146,7 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
                 i = t
         # j: the best second-order partner in I_low; M = min over I_low of -y G.
         Ki = column(cache, i, active, n_active) if i >= 0 else Kd  # K[i, t], active t
-        j = -1
+        j = np.int64(-1)
         M = np.inf
         best = np.inf
         for p in range(n_active):
@@ -201,7 +207,7 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
     return n_iter, gap
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _track_upper_bound(cache, y, C, G_bar, t, old, new):  # pragma: no cover - compiled
     """Keep ``G_bar = C sum_{alpha_s = C} Q[:, s]`` when ``alpha_t`` reaches or leaves ``C``."""
     if (old >= C) == (new >= C):
@@ -226,22 +232,10 @@ def kkt_gap(y, C, alpha, G):  # pragma: no cover - compiled
     return m - M
 
 
-@numba.njit(cache=True)
-def shrink(
-    cache, y, C, tol, alpha, G, G_bar, active, n_active, unshrunk
-):  # pragma: no cover - compiled
-    r"""Drop from ``active[:n_active]`` the examples that cannot be in a violating pair (libsvm's shrinking).
-
-    An example at a bound belongs to one of :math:`I_{up}, I_{low}` only; with
-    :math:`v_t = -y_tG_t`, it cannot be the :math:`i` of a violating pair if it is
-    in :math:`I_{up}` only with :math:`v_t < M`, nor the :math:`j` if it is in
-    :math:`I_{low}` only with :math:`v_t > m`. Such examples are likely to stay at
-    their bound (Joachims 1999; Chang and Lin 2011, section 5.1): SMO leaves them
-    out, their :math:`G_t` is no longer updated, and :func:`unshrink` rebuilds it
-    when SMO is optimal on the rest. The first time the gap is below
-    ``10 tol`` every example comes back once (libsvm's rule). Returns the new
-    ``(n_active, unshrunk)``; the order of ``active`` is kept.
-    """
+@numba.njit(cache=True, inline="always")
+def _extremes(y, C, alpha, G, active, n_active):  # pragma: no cover - compiled
+    """``(m, M)``: the largest :math:`-y_tG_t` over :math:`I_{up}` and the smallest over
+    :math:`I_{low}`, among the examples ``active[:n_active]``."""
     m = -np.inf
     M = np.inf
     for p in range(n_active):
@@ -251,9 +245,24 @@ def shrink(
             m = max(m, v)
         if _in_low(alpha[t], y[t], C):
             M = min(M, v)
-    if not unshrunk and m - M <= 10.0 * tol:
-        unshrunk = True
-        n_active = unshrink(cache, y, C, alpha, G, G_bar, active, n_active)
+    return m, M
+
+
+@numba.njit(cache=True, inline="always")
+def shrink(y, C, alpha, G, active, n_active, m, M):  # pragma: no cover - compiled
+    r"""Drop from ``active[:n_active]`` the examples that cannot be in a violating pair (libsvm's shrinking).
+
+    An example at a bound belongs to one of :math:`I_{up}, I_{low}` only; with
+    :math:`v_t = -y_tG_t`, it cannot be the :math:`i` of a violating pair if it is
+    in :math:`I_{up}` only with :math:`v_t < M`, nor the :math:`j` if it is in
+    :math:`I_{low}` only with :math:`v_t > m` (``m, M`` from :func:`_extremes`).
+    Such examples are likely to stay at their bound (Joachims 1999; Chang and
+    Lin 2011, section 5.1): SMO leaves them out, their :math:`G_t` is no longer
+    updated, and :func:`unshrink` rebuilds it when SMO is optimal on the rest.
+    The first time the gap :math:`m - M` is below ``10 tol`` SMO brings every
+    example back once before shrinking (libsvm's rule). Returns the new
+    ``n_active``; the order of ``active`` is kept.
+    """
     kept = 0
     for p in range(n_active):
         t = active[p]
@@ -264,7 +273,7 @@ def shrink(
             continue
         active[kept] = t
         kept += 1
-    return kept, unshrunk
+    return kept
 
 
 @numba.njit(cache=True)
@@ -279,10 +288,15 @@ def unshrink(
     dropped) in increasing order of ``s``. Returns ``n`` (the new ``n_active``).
     """
     n = y.shape[0]
-    is_active = np.zeros(n, dtype=np.bool_)
-    for p in range(n_active):
-        is_active[active[p]] = True
-    dropped = np.flatnonzero(~is_active)
+    dropped = np.empty(n - n_active, dtype=np.int64)  # the others, in increasing order
+    q = 0
+    p = 0
+    for t in range(n):
+        if p < n_active and active[p] == t:  # active is increasing
+            p += 1
+        else:
+            dropped[q] = t
+            q += 1
     for t in dropped:
         G[t] = G_bar[t] - 1.0
     vals = np.empty(dropped.shape[0])
@@ -318,7 +332,7 @@ def coordinate_descent(cache, y, C, tol, max_iter, alpha, G):
     n_iter = 0
     worst = 0.0
     while True:
-        i = -1
+        i = np.int64(-1)
         worst = 0.0
         for t in range(n):
             if alpha[t] < C and -G[t] > worst:
