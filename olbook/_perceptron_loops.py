@@ -14,8 +14,10 @@ import numba
 import numpy as np
 
 from ._rowops import (
+    csr_add,
     csr_row_score,
     csr_row_sqnorms,
+    csr_span,
     row_score,
     row_sqnorms,
     with_constant_feature,
@@ -72,7 +74,7 @@ def perceptron_epoch_csr(
     n = indptr.shape[0] - 1
     acc = np.empty(8)
     for i in range(n):
-        start, stop = indptr[i], indptr[i + 1]
+        start, stop = csr_span(indptr, i)
         f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
         if nonfinite != 0.0:
             return b, i
@@ -81,8 +83,7 @@ def perceptron_epoch_csr(
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         updates[i] = y[i] * f <= 0.0
         if updates[i]:
-            for p in range(start, stop):
-                w[indices[p]] += y[i] * data[p]
+            csr_add(w, y[i], data, indices, start, stop)
             if fit_intercept:
                 b += y[i]
     return b, -1
@@ -200,5 +201,5 @@ def _add_rows(X, idx, coef, out):  # pragma: no cover - compiled
 def _add_rows_csr(data, indices, indptr, idx, coef, out):  # pragma: no cover - compiled
     """:func:`_add_rows` on CSR rows: the same bits, O(nnz of the rows)."""
     for k in range(idx.shape[0]):
-        for p in range(indptr[idx[k]], indptr[idx[k] + 1]):
-            out[indices[p]] += coef[k] * data[p]
+        start, stop = csr_span(indptr, idx[k])
+        csr_add(out, coef[k], data, indices, start, stop)

@@ -24,10 +24,18 @@ anything to vectorize it, and it is not allowed to. The loop is written with
 explicit vector operations (:func:`lane_dot`), because LLVM's vectorizers do
 not turn eight scalar accumulators into one vector by themselves.
 
+**Compilation.** The helpers the learners' loops call on every row (:func:`row_score`,
+:func:`dot`; the learners' own step rules likewise) are compiled with
+``inline="always"``: numba compiles them into each loop that calls them, so that the
+first fit in a fresh process (an empty cache) compiles one function per loop, not
+one per helper as well. The arithmetic is the same.
+
 The same order serves sparse rows (:func:`csr_row_score`): a stored entry in
 column :math:`j` goes to :math:`s_{j \\bmod 8}` in increasing :math:`j`; the zeros
 a dense row holds add nothing, so a sparse row and its dense copy give the same
-bits. This is not scikit-learn's order (one accumulator, left to right): the two
+bits (:func:`csr_row_score`, whose loop reads the CSR arrays with unsigned
+indices and asks for the weights :data:`PREFETCH_AHEAD` entries ahead: neither
+changes a result). This is not scikit-learn's order (one accumulator, left to right): the two
 agree exactly wherever the products and their partial sums are exact, as on
 :mod:`olbook.data`'s dyadic grids and on small integers, and otherwise may differ
 in the last bits.
@@ -55,6 +63,12 @@ __all__ = [
     "rowwise_dots",
     "dot",
     "csr_row_score",
+    "csr_row_sqnorm",
+    "csr_add",
+    "csr_span",
+    "csr_nonfinite",
+    "prefetch",
+    "PREFETCH_AHEAD",
     "csr_row_dots",
     "csr_row_sqnorms",
     "blocked_sum_reference",
@@ -124,7 +138,7 @@ def lane_dot(typingctx, a, oa, b, ob, d):
     return sig, codegen
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _nonfinite(X, i):  # pragma: no cover - compiled
     s = 0.0
     for j in range(X.shape[1]):
@@ -132,7 +146,7 @@ def _nonfinite(X, i):  # pragma: no cover - compiled
     return s
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def row_score(w, X, i):
     """Return ``(dot(w, X[i]), s)`` where ``s = sum_j (X[i, j] - X[i, j])``.
 
@@ -151,7 +165,7 @@ def row_score(w, X, i):
     return f, _nonfinite(X, i)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def dot(a, b):
     """``a . b`` of two C-contiguous float64 vectors of one length, in the blocked order."""
     return lane_dot(a, 0, b, 0, a.shape[0])
@@ -206,6 +220,59 @@ def lane_tree(acc):  # pragma: no cover - compiled
     )
 
 
+#: How many stored entries ahead of the one it adds :func:`csr_row_score` asks the
+#: memory for the weight it will read (a prefetch: a hint, it changes no result).
+#: The weights of a text-like stream are read at random places of a long vector;
+#: without the hint the loop waits for them one row at a time (``benchmarks/sparse.py``).
+PREFETCH_AHEAD = np.uint64(64)
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """Ask the memory for ``arr.flat[idx]`` (LLVM's ``llvm.prefetch``, a read).
+
+    A hint: it reads nothing, cannot fault, and changes no result; any ``idx``
+    is allowed.
+    """
+    if not (isinstance(arr, types.Array) and isinstance(idx, types.Integer)):
+        raise TypingError(f"prefetch needs an array and an integer; got {arr}, {idx}")
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        av = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.gep(av.data, [args[1]])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [ptr.type], fnty)
+        # read, high temporal locality, data cache
+        builder.call(
+            fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)]
+        )
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@numba.njit(cache=True)
+def csr_span(indptr, i):
+    """``(start, stop)`` of row ``i`` of a CSR matrix, as unsigned integers.
+
+    The loops index the CSR arrays with them: numba adds no code for negative
+    indices (which a canonical CSR matrix does not have), and the loop over the
+    stored entries runs about twice as fast.
+    """
+    return np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+
+
+@numba.njit(cache=True)
+def csr_nonfinite(data, start, stop):
+    """``sum (x - x)`` over ``data[start:stop]``: not 0 exactly when one is NaN or inf."""
+    s = 0.0
+    for p in range(start, stop):
+        s += data[p] - data[p]
+    return s
+
+
 @numba.njit(cache=True)
 def csr_row_score(w, data, indices, start, stop, acc):
     """:func:`row_score` of a sparse row: the stored entries ``data[start:stop]`` in columns
@@ -213,25 +280,42 @@ def csr_row_score(w, data, indices, start, stop, acc):
 
     Returns ``(w . x, s)`` with the same bits as :func:`row_score` on the dense row:
     the entry of column ``j`` goes to partial sum ``j mod 8``, in increasing ``j``,
-    and the partial sums are combined in the same tree. ``acc`` is a scratch array
-    of :data:`LANES` floats (overwritten). O(number of stored entries).
+    and the partial sums are combined in the same tree. ``s`` is 0 unless a stored
+    entry is NaN or inf (computed, as in :func:`row_score`, only when the score is
+    not finite). ``acc`` is a scratch array of :data:`LANES` floats (overwritten).
+    O(number of stored entries). ``start`` and ``stop`` are best unsigned
+    (:func:`csr_span`); the weight of the entry :data:`PREFETCH_AHEAD` places
+    ahead (in this row or the next ones) is prefetched.
     """
-    acc[:] = 0.0
-    nonfinite = 0.0
-    for p in range(start, stop):
-        x = data[p]
-        j = indices[p]
-        acc[j & 7] += w[j] * x
-        nonfinite += x - x
-    return lane_tree(acc), nonfinite
+    for k in range(LANES):
+        acc[k] = 0.0
+    end = np.uint64(indices.shape[0])
+    for p in range(np.uint64(start), np.uint64(stop)):
+        q = p + PREFETCH_AHEAD
+        if q < end:
+            prefetch(w, np.uint64(indices[q]))
+        j = np.uint64(indices[p])
+        acc[j & np.uint64(7)] += w[j] * data[p]
+    f = lane_tree(acc)
+    if np.isfinite(f):
+        return f, 0.0
+    return f, csr_nonfinite(data, np.uint64(start), np.uint64(stop))
+
+
+@numba.njit(cache=True)
+def csr_add(w, c, data, indices, start, stop):
+    """``w[indices[p]] += c * data[p]`` for the stored entries of a row (unsigned indices)."""
+    for p in range(np.uint64(start), np.uint64(stop)):
+        w[np.uint64(indices[p])] += c * data[p]
 
 
 @numba.njit(cache=True)
 def csr_row_sqnorm(data, indices, start, stop, acc):
     """Squared norm of a sparse row in the blocked order (the bits of the dense :func:`row_sqnorms`)."""
-    acc[:] = 0.0
-    for p in range(start, stop):
-        acc[indices[p] & 7] += data[p] * data[p]
+    for k in range(LANES):
+        acc[k] = 0.0
+    for p in range(np.uint64(start), np.uint64(stop)):
+        acc[np.uint64(indices[p]) & np.uint64(7)] += data[p] * data[p]
     return lane_tree(acc)
 
 
@@ -241,7 +325,8 @@ def _csr_row_sqnorms(data, indices, indptr):  # pragma: no cover - compiled
     out = np.empty(n)
     acc = np.empty(LANES)
     for i in range(n):
-        out[i] = csr_row_sqnorm(data, indices, indptr[i], indptr[i + 1], acc)
+        start, stop = csr_span(indptr, i)
+        out[i] = csr_row_sqnorm(data, indices, start, stop, acc)
     return out
 
 
@@ -256,7 +341,8 @@ def _csr_row_dots(data, indices, indptr, w):  # pragma: no cover - compiled
     out = np.empty(n)
     acc = np.empty(LANES)
     for i in range(n):
-        out[i], _ = csr_row_score(w, data, indices, indptr[i], indptr[i + 1], acc)
+        start, stop = csr_span(indptr, i)
+        out[i], _ = csr_row_score(w, data, indices, start, stop, acc)
     return out
 
 

@@ -20,7 +20,14 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._rowops import csr_row_score, dot, row_score, with_constant_feature
+from ._rowops import (
+    csr_add,
+    csr_row_score,
+    csr_span,
+    dot,
+    row_score,
+    with_constant_feature,
+)
 from ._validation import (
     check_bool,
     check_open_unit,
@@ -179,7 +186,7 @@ def ogd_epoch_csr(
     acc = np.empty(8)
     t = t0
     for i in range(n):
-        start, stop = indptr[i], indptr[i + 1]
+        start, stop = csr_span(indptr, i)
         f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
         if nonfinite != 0.0:
             return t, i
@@ -187,9 +194,8 @@ def ogd_epoch_csr(
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         step = ogd_step(y[i] * f, t, eta, decay, logistic)
         updates[i] = step > 0.0
-        if updates[i]:
-            for p in range(start, stop):
-                w[indices[p]] += step * y[i] * data[p]
+        if updates[i]:  # step * y[i] * x_j, as the dense loop groups it
+            csr_add(w, step * y[i], data, indices, start, stop)
     return t, -1
 
 

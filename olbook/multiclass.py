@@ -35,8 +35,10 @@ import numpy as np
 from ._multiclass_base import MulticlassLearner
 from ._rowops import (
     LANES,
+    csr_add,
     csr_row_score,
     csr_row_sqnorm,
+    csr_span,
     row_score,
     with_constant_feature,
 )
@@ -61,7 +63,8 @@ __all__ = [
 SHARINGS = ("max", "uniform", "proportional")
 
 
-@numba.njit(cache=True)
+# compiled into its callers (see olbook._rowops: a cold start compiles less)
+@numba.njit(cache=True, inline="always")
 def class_scores(W, X, i, scores):
     """The score of every class on row ``i``: ``scores[r]`` is ``W[r]`` times ``X[i]``,
     summed in the fixed order.
@@ -88,7 +91,8 @@ def class_scores_csr(W, data, indices, start, stop, scores, acc):
     return False
 
 
-@numba.njit(cache=True)
+# compiled into its callers (see olbook._rowops: a cold start compiles less)
+@numba.njit(cache=True, inline="always")
 def rival(scores, yi):
     """``(prediction, s)``: the argmax of ``scores`` and the best class but ``yi``.
 
@@ -191,7 +195,7 @@ def multiclass_epoch_csr(
     tau = np.empty(k)
     acc = np.empty(LANES)
     for i in range(n):
-        start, stop = indptr[i], indptr[i + 1]
+        start, stop = csr_span(indptr, i)
         if class_scores_csr(W, data, indices, start, stop, scores, acc):
             return i
         yi = y[i]
@@ -204,8 +208,7 @@ def multiclass_epoch_csr(
         if updates[i]:
             for r in range(k):
                 if tau[r] != 0.0:
-                    for p in range(start, stop):
-                        W[r, indices[p]] += tau[r] * data[p]
+                    csr_add(W[r], tau[r], data, indices, start, stop)
     return -1
 
 

@@ -28,7 +28,14 @@ import numba
 import numpy as np
 
 from ._multiclass_base import MulticlassLearner
-from ._rowops import LANES, csr_row_sqnorm, lane_dot, row_score, with_constant_feature
+from ._rowops import (
+    LANES,
+    csr_row_sqnorm,
+    csr_span,
+    lane_dot,
+    row_score,
+    with_constant_feature,
+)
 from ._validation import check_bool, check_positive_float
 from .multiclass import class_scores, class_scores_csr, rival
 
@@ -69,7 +76,8 @@ def romma_coefficients(m, xx, ww, aggressive):
     return 2, (q * ww - m) / D, ww * (1.0 - m) / D
 
 
-@numba.njit(cache=True)
+# compiled into its callers (see olbook._rowops: a cold start compiles less)
+@numba.njit(cache=True, inline="always")
 def _romma_update(W, kind, c):
     """Every row under the step ``kind``: zeroed (1) or scaled by ``c`` (2)."""
     k, d = W.shape
@@ -118,7 +126,7 @@ def multiclass_romma_epoch_csr(
     n = indptr.shape[0] - 1
     acc = np.empty(LANES)
     for i in range(n):
-        start, stop = indptr[i], indptr[i + 1]
+        start, stop = csr_span(indptr, i)
         if class_scores_csr(W, data, indices, start, stop, scores, acc):
             return i
         yi = y[i]
@@ -131,12 +139,14 @@ def multiclass_romma_epoch_csr(
         if kind > 0:
             _romma_update(W, kind, c)
             for p in range(start, stop):
-                W[yi, indices[p]] += e * data[p]
-                W[s, indices[p]] -= e * data[p]
+                j = np.uint64(indices[p])
+                W[yi, j] += e * data[p]
+                W[s, j] -= e * data[p]
     return -1
 
 
-@numba.njit(cache=True)
+# compiled into its callers (see olbook._rowops: a cold start compiles less)
+@numba.njit(cache=True, inline="always")
 def _ogd_step(m, t, eta, decay):
     """The step at round ``t`` (1-based): ``eta_t`` if the hinge loss ``1 - m > 0``.
 
@@ -187,7 +197,7 @@ def multiclass_ogd_epoch_csr(
     acc = np.empty(LANES)
     t = t0
     for i in range(n):
-        start, stop = indptr[i], indptr[i + 1]
+        start, stop = csr_span(indptr, i)
         if class_scores_csr(W, data, indices, start, stop, scores, acc):
             return t, i
         t += 1
@@ -198,8 +208,9 @@ def multiclass_ogd_epoch_csr(
         updates[i] = step > 0.0
         if updates[i]:
             for p in range(start, stop):
-                W[yi, indices[p]] += step * data[p]
-                W[s, indices[p]] -= step * data[p]
+                j = np.uint64(indices[p])
+                W[yi, j] += step * data[p]
+                W[s, j] -= step * data[p]
     return t, -1
 
 

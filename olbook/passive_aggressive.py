@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._rowops import csr_row_score, csr_row_sqnorm, dot, row_score
+from ._rowops import csr_add, csr_row_score, csr_row_sqnorm, csr_span, dot, row_score
 from ._validation import (
     check_positive_float,
 )
@@ -114,7 +114,7 @@ def pa_epoch_csr(
     n = indptr.shape[0] - 1
     acc = np.empty(8)
     for i in range(n):
-        start, stop = indptr[i], indptr[i + 1]
+        start, stop = csr_span(indptr, i)
         f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
         if nonfinite != 0.0:
             return b, i
@@ -131,8 +131,7 @@ def pa_epoch_csr(
             updates[i] = sqnorm > 0.0
         if updates[i]:
             step = pa_step_size(loss, sqnorm, variant, C) * y[i]
-            for p in range(start, stop):
-                w[indices[p]] += step * data[p]
+            csr_add(w, step, data, indices, start, stop)
             if fit_intercept:
                 b += step
     return b, -1

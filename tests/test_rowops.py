@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ from olbook._rowops import (
     LANES,
     blocked_sum_reference,
     csr_row_dots,
+    csr_row_score,
+    csr_row_sqnorms,
     dot,
     row_dots,
     row_score,
@@ -97,6 +100,82 @@ def test_sparse_rows_give_the_bits_of_the_dense_rows(d):
     X[rng.random((60, d)) < 0.6] = 0.0
     w = rng.standard_normal(d)
     assert np.array_equal(csr_row_dots(sp.csr_matrix(X), w), row_dots(X, w))
+
+
+def _csr_with(X, index_dtype, tail: int = 0):
+    """``X`` as CSR with indices of ``index_dtype``; ``tail`` unused entries (junk) after the last."""
+    sp = pytest.importorskip("scipy.sparse")
+    A = sp.csr_matrix(X)
+    indices = np.concatenate([A.indices, np.full(tail, 2**30 if tail else 0)]).astype(
+        index_dtype
+    )
+    data = np.concatenate([A.data, np.full(tail, np.nan)])
+    return data, indices, A.indptr.astype(index_dtype)
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_sparse_rows_with_either_index_type_and_junk_after_the_last_entry(index_dtype):
+    # The CSR loops read the indices as unsigned and prefetch weights up to 64
+    # entries ahead: neither changes a bit, whatever lies past the last entry.
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((80, 300)) * 10.0 ** rng.integers(-8, 8, size=(80, 300))
+    X[rng.random((80, 300)) < 0.9] = 0.0
+    w = rng.standard_normal(300)
+    data, indices, indptr = _csr_with(X, index_dtype, tail=100)
+    assert len(data) > indptr[-1] + 64
+    A = sp.csr_matrix((data, indices, indptr), shape=X.shape)
+    assert np.array_equal(csr_row_dots(A, w), row_dots(X, w))
+    assert np.array_equal(csr_row_sqnorms(A), row_sqnorms(X))
+
+
+def test_csr_row_score_flags_non_finite_entries_as_the_dense_rows():
+    X = np.array(
+        [[1.0, 2.0, 0.0], [np.nan, 0.0, 1.0], [0.0, np.inf, 1.0], [0.0, 0.0, 0.0]]
+    )
+    data, indices, indptr = _csr_with(X, np.int32)
+    acc = np.empty(LANES)
+    for w in (np.ones(3), np.zeros(3)):  # 0 * inf is NaN: the score is not finite
+        flags = [
+            csr_row_score(w, data, indices, indptr[i], indptr[i + 1], acc)[1]
+            for i in range(4)
+        ]
+        dense = [row_score(w, X, i)[1] for i in range(4)]
+        assert [f != 0.0 for f in flags] == [f != 0.0 for f in dense]
+        assert [f != 0.0 for f in flags] == [False, True, True, False]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: olbook.Perceptron(fit_intercept=True),
+        lambda: olbook.AveragedPerceptron(max_iter=2),
+        lambda: olbook.PassiveAggressive("PA-I", C=0.5),
+        lambda: olbook.OGDClassifier(schedule="inv_sqrt", max_iter=2),
+        lambda: olbook.MulticlassPerceptron(sharing="proportional"),
+        lambda: olbook.MulticlassPA("PA-II"),
+        lambda: olbook.MulticlassROMMA(aggressive=True),
+        lambda: olbook.MulticlassOGD(),
+    ],
+)
+def test_learners_on_csr_with_int64_indices_give_the_dense_bits(make):
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((200, 150)) * 10.0 ** rng.integers(-3, 3, size=(200, 150))
+    X[rng.random((200, 150)) < 0.8] = 0.0
+    y = np.where(X @ rng.standard_normal(150) > 0, 1, -1)
+    multiclass = "Multiclass" in type(make()).__name__
+    if multiclass:
+        y = np.where(X[:, 0] > 0.5, 2, y)
+    A = sp.csr_matrix(X)
+    A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", olbook.ConvergenceWarning)
+        dense, sparse = make().fit(X, y), make().fit(A, y)
+    assert sparse.n_updates_ > 0
+    assert np.array_equal(dense.coef_, sparse.coef_)
+    assert np.array_equal(dense.trace_.updates, sparse.trace_.updates)
+    assert np.array_equal(dense.trace_.mistakes, sparse.trace_.mistakes)
 
 
 def test_row_score_flags_non_finite_rows():
