@@ -56,9 +56,7 @@ def pocket_run(X, y, fit_intercept, draws, w, pocket_w):
         errors[t] = n_err
         if n_err < best:
             best = n_err
-            for j in range(
-                w.shape[0]
-            ):  # pocket_w[:] = w, without its slow-to-compile checks
+            for j in range(w.shape[0]):  # pocket_w[:] = w, quicker to compile
                 pocket_w[j] = w[j]
         pocket_errors[t] = best
         if n_viol == 0 or t == T:
