@@ -54,6 +54,7 @@ X = rng.standard_normal((200, 5))
 y = np.where(X[:, 0] > 0, 1, -1)
 y3 = np.digitize(X[:, 0], np.quantile(X[:, 0], [1 / 3, 2 / 3]))
 L01 = (rng.random((200, 5)) < 0.3).astype(float)
+L01[:, 2] = 0.0  # a perfect expert, which Halving assumes
 grads = rng.standard_normal((200, 5))
 """
 
@@ -69,7 +70,7 @@ REFERENCE = "import sklearn.svm\nsklearn.svm.SVC().fit(X, y)"
 
 #: Game learners (GameLearner.run on a feedback array) and how each is built.
 GAMES = {
-    "OGD": "olbook.OGD(np.zeros(5)).run(grads)",
+    "OGD": "olbook.OGD(np.zeros(5), eta=0.1).run(grads)",
     "Hedge": "olbook.Hedge(5).run(L01)",
     "Halving": "olbook.Halving(5).run(L01)",
     "WeightedMajority": "olbook.WeightedMajority(5).run(L01)",
