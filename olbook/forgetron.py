@@ -32,10 +32,8 @@ import math
 import numba
 import numpy as np
 
-from ._rowops import row_score
 from ._validation import check_positive_int
-from .kernel_online import StoredExamplesLearner
-from .kernels import expansion_value
+from .kernel_online import StoredExamplesLearner, row_is_finite, stored_score
 
 __all__ = ["Forgetron", "forgetron_epoch", "forgetron_shrink"]
 
@@ -62,43 +60,53 @@ def forgetron_shrink(sigma, mu, Q, M):
 
 
 @numba.njit(cache=True)
-def forgetron_epoch(X, y, SV, beta, state, kspec, mistakes, updates):
-    """One pass of the self-tuned Forgetron; ``SV``, ``beta``, ``state`` change in place.
+def forgetron_epoch(X, y, SVT, beta, state, kspec, mistakes, updates, buf, oldest):
+    """One pass of the self-tuned Forgetron; ``SVT``, ``beta``, ``state`` change in place.
 
-    ``state = [count, head, Q, M]``; the ring holds ``budget + 1`` slots, the oldest
-    at ``head``. Returns -1, or the index of the first row holding a NaN or inf.
+    ``state = [count, head, Q, M]``; the stored examples are columns of ``SVT``,
+    a ring of ``budget + 1`` slots, the oldest at ``head``. ``buf`` (length
+    ``budget + 1``) and ``oldest`` (length ``d``) are scratch space. Returns -1,
+    or the index of the first row holding a NaN or inf.
     """
     n, d = X.shape
-    cap = SV.shape[0]  # budget + 1
+    cap = SVT.shape[1]  # budget + 1
     code, p1, p2 = kspec
     count, head, Q, M = int(state[0]), int(state[1]), state[2], state[3]
     for i in range(n):
-        _, nonfinite = row_score(X[i], X, i)
-        if nonfinite != 0.0:
+        if not row_is_finite(X, i):
             state[0], state[1], state[2], state[3] = count, head, Q, M
             return i
-        f = expansion_value(code, p1, p2, SV, beta, head, count, X, i)
-        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        updates[i] = y[i] * f <= 0.0
-        if not updates[i]:
-            continue
-        M += 1.0
-        slot = (head + count) % cap
-        for k in range(d):
-            SV[slot, k] = X[i, k]
-        beta[slot] = y[i]
-        count += 1
-        if count == cap:  # over budget: shrink, then forget the oldest
-            fr = expansion_value(code, p1, p2, SV, beta, head, count, SV, head)
-            sigma = abs(beta[head])
-            y_r = 1.0 if beta[head] > 0.0 else -1.0
-            phi = forgetron_shrink(sigma, y_r * fr, Q, M)
-            for r in range(count):
-                beta[(head + r) % cap] *= phi
-            e = sigma * phi
-            Q += e * e + 2.0 * e - 2.0 * e * y_r * (phi * fr)
-            head = (head + 1) % cap
-            count -= 1
+        # q = 0 scores x_i; q = 1, after an update overflows the budget, takes the
+        # oldest example's margin under the new hypothesis (one call site: the
+        # score is compiled once)
+        for q in range(2):
+            x = X[i] if q == 0 else oldest
+            f = stored_score(code, p1, p2, SVT, beta, head, count, x, buf)
+            if q == 1:  # shrink, then forget the oldest
+                sigma = abs(beta[head])
+                y_r = 1.0 if beta[head] > 0.0 else -1.0
+                phi = forgetron_shrink(sigma, y_r * f, Q, M)
+                for r in range(count):
+                    beta[r] *= phi
+                e = sigma * phi
+                Q += e * e + 2.0 * e - 2.0 * e * y_r * (phi * f)
+                head = head + 1 if head + 1 < cap else 0
+                count -= 1
+                break
+            mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+            updates[i] = y[i] * f <= 0.0
+            if not updates[i]:
+                break
+            M += 1.0
+            slot = head + count - cap if head + count >= cap else head + count
+            for k in range(d):
+                SVT[k, slot] = X[i, k]
+            beta[slot] = y[i]
+            count += 1
+            if count < cap:
+                break
+            for k in range(d):
+                oldest[k] = SVT[k, head]
     state[0], state[1], state[2], state[3] = count, head, Q, M
     return -1
 
@@ -164,32 +172,34 @@ class Forgetron(StoredExamplesLearner):
 
     def _init_state(self, n_features: int) -> None:
         cap = int(self.budget) + 1
-        self._SV, self._beta = np.zeros((cap, n_features)), np.zeros(cap)
+        self._SVT, self._beta = np.zeros((n_features, cap)), np.zeros(cap)
         self._state = np.zeros(4)
         self._set_attributes()
 
     def _set_attributes(self) -> None:
         count, head = int(self._state[0]), int(self._state[1])
-        order = (head + np.arange(count)) % self._SV.shape[0]
-        self._publish(self._SV[order], self._beta[order])
+        order = (head + np.arange(count)) % self._SVT.shape[1]
+        self._publish(self._SVT[:, order].T, self._beta[order])
         self.Q_ = float(self._state[2])
 
     def _epoch(self, X, y):
         n = X.shape[0]
-        SV, beta, state = self._SV.copy(), self._beta.copy(), self._state.copy()
+        SVT, beta, state = self._SVT.copy(), self._beta.copy(), self._state.copy()
         mistakes, updates = self._flags(n)
         self._run_loop(
             X,
             forgetron_epoch,
             None,
             y,
-            SV,
+            SVT,
             beta,
             state,
             self._kernel().spec(),
             mistakes,
             updates,
+            np.empty(SVT.shape[1]),
+            np.empty(SVT.shape[0]),
         )
-        self._SV, self._beta, self._state = SV, beta, state
+        self._SVT, self._beta, self._state = SVT, beta, state
         self._set_attributes()
         return mistakes, updates

@@ -30,9 +30,12 @@ error, :math:`\rho \leftarrow \rho + \eta_t\nu` otherwise; ``"logistic"``,
 :math:`\ell = \ln(1 + e^{-yf})`; ``"squared"``, :math:`\ell = \tfrac12(y - f)^2`
 (least squares on the labels).
 
-Kernel values come from :func:`olbook.kernels.kernel_value`, the arithmetic of
-:mod:`olbook.kernels`' Gram blocks, and every sum runs over the stored terms from
-the oldest to the newest: the outputs are the same on every CPU.
+Scores come from :func:`stored_score`, whose kernel values have the arithmetic of
+:func:`olbook.kernels.kernel_value` and of :mod:`olbook.kernels`' Gram blocks, and
+every sum runs over the stored terms from the oldest to the newest: the outputs are
+the same on every CPU. The stored examples are kept as the columns of a
+``(d, capacity)`` array, so that one round computes the dot products (or squared
+distances) to all of them in vectorized loops that leave every sum in its order.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _kernels
 from ._base import OnlineLearner
-from ._rowops import row_dots, row_score
+from ._rowops import row_dots
 from ._validation import (
     check_nonnegative_float,
     check_open_unit,
@@ -56,7 +59,6 @@ from ._validation import (
     check_rng,
     check_X,
 )
-from .kernels import expansion_value
 
 __all__ = [
     "NORMA",
@@ -110,27 +112,88 @@ def decaying_eta(lam: float) -> Callable[[int], float]:
     return _DecayingEta(lam)
 
 
-@numba.njit(cache=True)
-def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, updates):
-    """One pass of NORMA; the buffer ``SV``/``beta`` and ``state`` change in place.
+@numba.njit(cache=True, inline="always")
+def row_is_finite(X, i):
+    """Whether row ``i`` of ``X`` holds no NaN and no inf.
 
-    ``state = [count, head, scale, rho]``: ``count`` terms are stored, the oldest
-    at index ``head`` of the ring (capacity ``SV.shape[0]``);
-    :math:`\\alpha_i = s\\beta_i`.
+    ``0 * x`` is 0 for a finite ``x`` and NaN otherwise; the sum of these is 0
+    exactly when the row is finite.
+    """
+    z = 0.0
+    for k in range(X.shape[1]):
+        z += X[i, k] * 0.0
+    return z == 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def stored_score(code, p1, p2, SVT, coef, head, count, x, buf):
+    """The score :math:`\\sum_r c_r k(\\mathbf s_r, \\mathbf x)`, oldest term first.
+
+    The stored examples are the *columns* of ``SVT`` (shape ``(d, capacity)``), a
+    ring from slot ``head`` on, with coefficients ``coef``; ``(code, p1, p2)`` is
+    the kernel's :meth:`olbook.kernels.Kernel.spec`. The arithmetic is that of
+    :func:`olbook.kernels.kernel_value` and the Gram blocks: each dot product or
+    squared distance adds its coordinates in increasing order, and the terms are
+    added oldest first, so the score has the same bits on every CPU. The dot
+    products (squared distances) of all stored terms are built together in
+    ``buf`` (one entry per slot), one coordinate at a time: a loop over
+    contiguous slots, which the compiler vectorizes without changing any sum.
+    """
+    d, cap = SVT.shape
+    # the slots head..head+count-1, or all of them when the ring wraps around (a
+    # slot holding no term, filled with zeros or an old example, is not added)
+    lo, hi = (head, head + count) if head + count <= cap else (0, cap)
+    for s in range(lo, hi):
+        buf[s] = 0.0
+    if code <= 1:
+        for k in range(d):
+            xk = x[k]
+            for s in range(lo, hi):
+                buf[s] += SVT[k, s] * xk
+    else:
+        for k in range(d):
+            xk = x[k]
+            for s in range(lo, hi):
+                t = SVT[k, s] - xk
+                buf[s] += t * t
+    f = 0.0
+    s = head
+    for _ in range(count):
+        v = buf[s]
+        if code == 1:
+            v = (v + p2) ** p1
+        elif code == 2:
+            v = np.exp(-p1 * v)
+        elif code == 3:
+            v = np.exp(-p1 * np.sqrt(v))
+        f += coef[s] * v
+        s = s + 1 if s + 1 < cap else 0
+    return f
+
+
+@numba.njit(cache=True)
+def norma_epoch(
+    X, y, SVT, beta, state, etas, kspec, lam, loss, nu, mistakes, updates, buf
+):
+    """One pass of NORMA; the buffer ``SVT``/``beta`` and ``state`` change in place.
+
+    ``state = [count, head, scale, rho]``: ``count`` terms are stored (the
+    columns of ``SVT``), the oldest at slot ``head`` of the ring (capacity
+    ``SVT.shape[1]``); :math:`\\alpha_i = s\\beta_i`.
     ``loss`` is 0 hinge, 1 logistic, 2 squared, 3 perceptron (update when
     ``y f <= 0``, step 1). ``nu < 0`` keeps the margin ``rho`` fixed.
+    ``buf`` (length ``SVT.shape[1]``) is scratch space for :func:`stored_score`.
     Returns -1, or the index of the first row holding a NaN or inf.
     """
     n, d = X.shape
-    cap = SV.shape[0]
+    cap = SVT.shape[1]
     code, p1, p2 = kspec
     count, head, scale, rho = int(state[0]), int(state[1]), state[2], state[3]
     for i in range(n):
-        _, nonfinite = row_score(X[i], X, i)
-        if nonfinite != 0.0:
+        if not row_is_finite(X, i):
             state[0], state[1], state[2], state[3] = count, head, scale, rho
             return i
-        f = scale * expansion_value(code, p1, p2, SV, beta, head, count, X, i)
+        f = scale * stored_score(code, p1, p2, SVT, beta, head, count, X[i], buf)
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         eta = etas[i]
         if loss == 0:
@@ -147,18 +210,20 @@ def norma_epoch(X, y, SV, beta, state, etas, kspec, lam, loss, nu, mistakes, upd
         scale *= 1.0 - eta * lam
         updates[i] = g != 0.0
         if updates[i]:
-            slot = (head + count) % cap
+            slot = head + count - cap if head + count >= cap else head + count
             if count == cap:  # budget full: the newest replaces the oldest
                 slot = head
-                head = (head + 1) % cap
+                head = head + 1 if head + 1 < cap else 0
             else:
                 count += 1
             for k in range(d):
-                SV[slot, k] = X[i, k]
+                SVT[k, slot] = X[i, k]
             beta[slot] = -eta * g / scale
         if scale < _MIN_SCALE:
-            for r in range(count):
-                beta[(head + r) % cap] *= scale
+            s = head
+            for _ in range(count):
+                beta[s] *= scale
+                s = s + 1 if s + 1 < cap else 0
             scale = 1.0
     state[0], state[1], state[2], state[3] = count, head, scale, rho
     return -1
@@ -186,7 +251,7 @@ class StoredExamplesLearner(OnlineLearner):
 
     def _publish(self, support_vectors: np.ndarray, coefs: np.ndarray) -> None:
         """Set ``support_vectors_`` and ``dual_coef_`` (copies) from the stored terms."""
-        self.support_vectors_ = np.array(support_vectors, dtype=np.float64)
+        self.support_vectors_ = np.array(support_vectors, dtype=np.float64, order="C")
         self.dual_coef_ = np.array(coefs, dtype=np.float64).reshape(1, -1)
 
     def _check_kernel(self) -> None:
@@ -342,7 +407,7 @@ class NORMA(StoredExamplesLearner):
         return etas
 
     def _init_state(self, n_features: int) -> None:
-        self._SV = np.zeros((0, n_features))
+        self._SVT = np.zeros((n_features, 0))  # the stored examples are its columns
         self._beta = np.zeros(0)
         self._state = np.array([0.0, 0.0, 1.0, float(self.rho)])
         self.t_ = 0
@@ -351,12 +416,12 @@ class NORMA(StoredExamplesLearner):
     def _order(self) -> np.ndarray:
         """The slots of the stored terms, oldest first."""
         count, head = int(self._state[0]), int(self._state[1])
-        cap = self._SV.shape[0]
+        cap = self._SVT.shape[1]
         return (head + np.arange(count)) % cap if cap else np.zeros(0, dtype=np.int64)
 
     def _set_attributes(self) -> None:
         order = self._order()
-        self._publish(self._SV[order], self._beta[order] * self._state[2])
+        self._publish(self._SVT[:, order].T, self._beta[order] * self._state[2])
         self.rho_ = float(self._state[3])
 
     def _loss(self) -> int:
@@ -366,7 +431,7 @@ class NORMA(StoredExamplesLearner):
         n, d = X.shape
         etas = self._etas(self.t_, n)
         count, head = int(self._state[0]), int(self._state[1])
-        cap_now = self._SV.shape[0]
+        cap_now = self._SVT.shape[1]
         cap = count + n if self.budget is None else int(self.budget)
         order = (
             (head + np.arange(count)) % cap_now
@@ -375,9 +440,9 @@ class NORMA(StoredExamplesLearner):
         )
         # a smaller budget keeps the newest
         keep = order[-cap:] if count > cap else order
-        SV = np.zeros((cap, d))
+        SVT = np.zeros((d, cap))
         beta = np.zeros(cap)
-        SV[: keep.size], beta[: keep.size] = self._SV[keep], self._beta[keep]
+        SVT[:, : keep.size], beta[: keep.size] = self._SVT[:, keep], self._beta[keep]
         state = self._state.copy()
         state[0], state[1] = keep.size, 0
         mistakes, updates = self._flags(n)
@@ -387,7 +452,7 @@ class NORMA(StoredExamplesLearner):
             norma_epoch,
             None,
             y,
-            SV,
+            SVT,
             beta,
             state,
             etas,
@@ -397,8 +462,9 @@ class NORMA(StoredExamplesLearner):
             nu,
             mistakes,
             updates,
+            np.empty(cap),
         )
-        self._SV, self._beta, self._state, self.t_ = SV, beta, state, self.t_ + n
+        self._SVT, self._beta, self._state, self.t_ = SVT, beta, state, self.t_ + n
         self._set_attributes()
         return mistakes, updates
 
@@ -476,37 +542,39 @@ class KernelPerceptron(NORMA):
 
 
 @numba.njit(cache=True)
-def budget_epoch(X, y, SV, alpha, state, draws, kspec, mistakes, updates):
+def budget_epoch(X, y, SVT, alpha, state, draws, kspec, mistakes, updates, buf):
     """One pass of the randomized budget perceptron.
 
-    ``SV``, ``alpha`` and ``state`` change in place.
+    ``SVT``, ``alpha`` and ``state`` change in place.
 
-    ``state = [count]``; the capacity ``SV.shape[0]`` is the budget. On a mistake
+    ``state = [count]``; the stored examples are the first ``count`` columns of
+    ``SVT``, whose capacity ``SVT.shape[1]`` is the budget. On a mistake
     (``y f <= 0``) with a full budget, the term at slot ``floor(draws[i] * count)``
     is removed (the last slot moves into it), then ``(x, y)`` is stored with
-    coefficient ``y``. Returns -1, or the index of the first row holding a NaN or inf.
+    coefficient ``y``. ``buf`` (length ``B``) is scratch space for
+    :func:`stored_score`. Returns -1, or the index of the first row holding a NaN
+    or inf.
     """
     n, d = X.shape
-    B = SV.shape[0]
+    B = SVT.shape[1]
     code, p1, p2 = kspec
     count = int(state[0])
     for i in range(n):
-        _, nonfinite = row_score(X[i], X, i)
-        if nonfinite != 0.0:
+        if not row_is_finite(X, i):
             state[0] = count
             return i
-        f = expansion_value(code, p1, p2, SV, alpha, 0, count, X, i)
+        f = stored_score(code, p1, p2, SVT, alpha, 0, count, X[i], buf)
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         updates[i] = y[i] * f <= 0.0
         if updates[i]:
             if count == B:
                 r = min(int(draws[i] * count), count - 1)
                 for k in range(d):
-                    SV[r, k] = SV[count - 1, k]
+                    SVT[k, r] = SVT[k, count - 1]
                 alpha[r] = alpha[count - 1]
                 count -= 1
             for k in range(d):
-                SV[count, k] = X[i, k]
+                SVT[k, count] = X[i, k]
             alpha[count] = y[i]
             count += 1
     state[0] = count
@@ -586,15 +654,15 @@ class BudgetPerceptron(StoredExamplesLearner):
 
     def _init_state(self, n_features: int) -> None:
         B = int(self.budget)
-        self._SV, self._alpha = np.zeros((B, n_features)), np.zeros(B)
+        self._SVT, self._alpha = np.zeros((n_features, B)), np.zeros(B)
         self._count = 0
         self._rng = check_rng(self.random_state)
-        self._publish(self._SV[:0], self._alpha[:0])
+        self._publish(self._SVT[:, :0].T, self._alpha[:0])
 
     def _epoch(self, X, y):
         n = X.shape[0]
-        SV, alpha, state = (
-            self._SV.copy(),
+        SVT, alpha, state = (
+            self._SVT.copy(),
             self._alpha.copy(),
             np.array([float(self._count)]),
         )
@@ -607,14 +675,15 @@ class BudgetPerceptron(StoredExamplesLearner):
             budget_epoch,
             None,
             y,
-            SV,
+            SVT,
             alpha,
             state,
             draws,
             self._kernel().spec(),
             mistakes,
             updates,
+            np.empty(SVT.shape[1]),
         )
-        self._SV, self._alpha, self._count, self._rng = SV, alpha, int(state[0]), rng
-        self._publish(SV[: self._count], alpha[: self._count])
+        self._SVT, self._alpha, self._count, self._rng = SVT, alpha, int(state[0]), rng
+        self._publish(SVT[:, : self._count].T, alpha[: self._count])
         return mistakes, updates

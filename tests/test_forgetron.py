@@ -140,3 +140,52 @@ def test_each_shrink_is_the_bisection_of_the_definition_and_reaches_the_cap(B):
             shrinks += 1
             assert clf.Q_ == pytest.approx(15 / 32 * (M + 1), rel=1e-9)
     assert shrinks >= 5
+
+
+@pytest.mark.parametrize(
+    "k",
+    [
+        kernels.gaussian(0.5),
+        kernels.laplacian(0.7),
+        kernels.polynomial(2, 1.0),
+        kernels.linear,
+    ],
+    ids=repr,
+)
+def test_scores_and_shrinks_are_the_oldest_first_sums_to_the_bit(k):
+    # the rule with the compiled shrink, every score added oldest first in Python
+    # floats: the Forgetron's ring (budget + 1 slots, wrapping) must give the bits
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((160, 4))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(160) > 0, 1.0, -1.0)
+    B = 6
+    clf = Forgetron(budget=B, kernel=k)
+    clf.partial_fit(X[:70], y[:70], classes=[-1.0, 1.0])
+    clf.partial_fit(X[70:], y[70:])
+
+    def score(S, A, x):
+        f = 0.0
+        for s, a in zip(S, A, strict=True):
+            f += a * kernels.kernel_value(*k.spec(), s[None], 0, x[None], 0)
+        return f
+
+    S, A, Q, M, upd = [], [], 0.0, 0.0, []
+    for x, c in zip(X, y, strict=True):
+        upd.append(c * score(S, A, x) <= 0.0)
+        if not upd[-1]:
+            continue
+        M += 1.0
+        S, A = S + [x], A + [c]
+        if len(S) > B:
+            fr = score(S, A, S[0])
+            sigma, yr = abs(A[0]), (1.0 if A[0] > 0 else -1.0)
+            phi = forgetron_shrink(sigma, yr * fr, Q, M)
+            A = [a * phi for a in A]
+            e = sigma * phi
+            Q += e * e + 2.0 * e - 2.0 * e * yr * (phi * fr)
+            S, A = S[1:], A[1:]
+    assert sum(upd) > 3 * B
+    assert np.array_equal(clf.trace_.updates, upd)
+    assert np.array_equal(clf.support_vectors_, np.array(S))
+    assert np.array_equal(clf.dual_coef_[0], A)
+    assert clf.Q_ == Q

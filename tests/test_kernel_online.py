@@ -346,3 +346,90 @@ def test_validation_writes_no_state_and_reads_the_current_values(est):
     if "budget" in est.get_params():
         est.set_params(budget=3)  # read when learning starts, not frozen in __init__
         assert est.fit(X, y).dual_coef_.shape[1] <= 3
+
+
+def _oldest_first(k, S, A, x):
+    """``sum_r A_r k(S_r, x)`` added term by term from the oldest, in Python floats.
+
+    Each value is :func:`olbook.kernels.kernel_value`'s, whose arithmetic the
+    learners use (the polynomial Gram block may round its power differently).
+    """
+    f = 0.0
+    for s, a in zip(S, A, strict=True):
+        f += a * kernels.kernel_value(*k.spec(), s[None], 0, x[None], 0)
+    return f
+
+
+_ALL_KERNELS = [
+    kernels.gaussian(0.5),
+    kernels.laplacian(0.7),
+    kernels.polynomial(3, 1.0),
+    kernels.linear,
+]
+
+
+@pytest.mark.parametrize("k", _ALL_KERNELS, ids=repr)
+def test_kernel_perceptron_scores_are_the_oldest_first_sums_to_the_bit(k):
+    # the compiled score (all stored terms at once, coordinate by coordinate) must
+    # give the bits of the Gram blocks' values added oldest first: same updates,
+    # same margins, on data whose scores are not exact
+    X, y = _data(12, n=150, d=5)
+    clf = KernelPerceptron(kernel=k)
+    clf.partial_fit(X[:70], y[:70], classes=[-1.0, 1.0])
+    clf.partial_fit(X[70:], y[70:])
+    S, A, upd = [], [], []
+    for x, c in zip(X, y, strict=True):
+        f = _oldest_first(k, S, A, x)
+        upd.append(c * f <= 0.0)
+        if upd[-1]:
+            S.append(x)
+            A.append(c)
+    assert np.array_equal(clf.trace_.updates, upd)
+    assert np.array_equal(clf.support_vectors_, np.array(S))
+    assert np.array_equal(clf.dual_coef_[0], A)
+
+
+@pytest.mark.parametrize("k", _ALL_KERNELS, ids=repr)
+def test_truncated_norma_wraps_its_ring_to_the_bit(k):
+    # lam = 0 keeps the running scale at 1, so every stored coefficient is exactly
+    # -eta * l'(y, f): with the logistic loss it carries the bits of the score f,
+    # which the ring buffer of the budget (wrapping many times) must add oldest
+    # first, as the direct rule does
+    X, y = _data(13, n=160, d=8)
+    eta, tau = 0.5, 7
+    clf = NORMA(kernel=k, eta=eta, lam=0.0, loss="logistic", budget=tau)
+    clf.partial_fit(X[:90], y[:90], classes=[-1.0, 1.0])
+    clf.partial_fit(X[90:], y[90:])
+    S, A, upd = [], [], []
+    for x, c in zip(X, y, strict=True):
+        m = c * _oldest_first(k, S, A, x)
+        g = -c / (1.0 + math.exp(m)) if m < 700.0 else 0.0
+        upd.append(g != 0.0)
+        if upd[-1]:
+            S, A = (S + [x])[-tau:], (A + [-eta * g])[-tau:]
+    assert sum(upd) > 3 * tau  # the ring wrapped
+    assert np.array_equal(clf.trace_.updates, upd)
+    assert np.array_equal(clf.support_vectors_, np.array(S))
+    assert np.array_equal(clf.dual_coef_[0], A)
+
+
+@pytest.mark.parametrize("k", _ALL_KERNELS, ids=repr)
+def test_budget_perceptron_evicts_and_scores_to_the_bit(k):
+    X, y = _data(14, n=160, d=4)
+    B = 6
+    clf = olbook.BudgetPerceptron(budget=B, kernel=k, random_state=7).fit(X, y)
+    draws = np.random.default_rng(7).random(len(y))
+    S, A, upd = [], [], []
+    for x, c, u in zip(X, y, draws, strict=True):
+        f = _oldest_first(k, S, A, x)  # in slot order
+        upd.append(c * f <= 0.0)
+        if upd[-1]:
+            if len(S) == B:
+                r = min(int(u * B), B - 1)
+                S[r], A[r] = S[-1], A[-1]
+                S, A = S[:-1], A[:-1]
+            S, A = S + [x], A + [c]
+    assert sum(upd) > 3 * B  # evictions happened
+    assert np.array_equal(clf.trace_.updates, upd)
+    assert np.array_equal(clf.support_vectors_, np.array(S))
+    assert np.array_equal(clf.dual_coef_[0], A)
