@@ -36,7 +36,7 @@ import numba
 import numpy as np
 
 from .._base import GameLearner, GameTrace
-from .._rowops import rowwise_dots
+from .._rowops import lane_dot, rowwise_dots
 from .._validation import (
     check_bool,
     check_nonnegative_float,
@@ -49,34 +49,31 @@ __all__ = ["AdaGrad", "adagrad_diagonal_rounds"]
 
 
 @numba.njit(cache=True)
-def adagrad_diagonal_rounds(x, sq, G, eta, delta, low, high, bounded, X):
+def adagrad_diagonal_rounds(x, sq, G, eta, delta, low, high, X, loss):
     """Play the rows of ``G`` with diagonal AdaGrad, in place.
 
     ``x`` (d,) is the point to play and ``sq`` (d,) the sums of squared
     gradients so far; both are updated. Row ``r`` of ``X`` receives the point
-    played at round ``r``. For each coordinate ``i``:
-    ``sq_i += g_i^2``, ``h = delta + sqrt(sq_i)``, and, if ``h > 0``,
-    ``x_i = clip(x_i - eta g_i / h, low_i, high_i)`` (no clipping when
-    ``bounded`` is False). With ``h = 0`` every gradient of that coordinate
-    was 0: it does not move. Plain IEEE operations in a fixed order (the
-    same bits on every CPU).
+    played at round ``r`` and ``loss[r]`` the linear loss ``G[r] . X[r]``. For
+    each coordinate ``i``: ``sq_i += g_i^2``, ``h = delta + sqrt(sq_i)`` and
+    ``x_i = clip(x_i - eta g_i / h, low_i, high_i)`` (``low = -inf``,
+    ``high = inf`` on R^d). With ``h = 0`` every gradient of that coordinate
+    was 0: it does not move. Plain IEEE operations, each coordinate on its
+    own, and the loss in the fixed order of :func:`olbook._rowops.lane_dot`
+    (the same bits on every CPU).
     """
     d = x.shape[0]
     for r in range(G.shape[0]):
         for i in range(d):
             X[r, i] = x[i]
+        loss[r] = lane_dot(X, r * d, G, r * d, d)
         for i in range(d):
             g = G[r, i]
-            sq[i] += g * g
-            h = delta + math.sqrt(sq[i])
-            if h > 0.0:
-                v = x[i] - eta * g / h
-                if bounded:
-                    if v < low[i]:
-                        v = low[i]
-                    elif v > high[i]:
-                        v = high[i]
-                x[i] = v
+            s = sq[i] + g * g
+            sq[i] = s
+            h = delta + math.sqrt(s)
+            h = h if h > 0.0 else 1.0  # h = 0 only where g = 0: no move
+            x[i] = min(max(x[i] - eta * g / h, low[i]), high[i])
 
 
 def _full_step(G: np.ndarray, g: np.ndarray, eta: float, delta: float) -> np.ndarray:
@@ -234,17 +231,19 @@ class AdaGrad(GameLearner):
         x, sq = self.x_.copy(), self.sum_sq_gradients_.copy()
         X = np.empty_like(F)
         if s["diagonal"]:
+            loss = np.empty(F.shape[0])
             adagrad_diagonal_rounds(
-                x, sq, F, s["eta"], s["delta"], s["low"], s["high"], s["bounded"], X
+                x, sq, F, s["eta"], s["delta"], s["low"], s["high"], X, loss
             )
         else:
             for r in range(F.shape[0]):
                 X[r] = x
                 sq += np.outer(F[r], F[r])
                 x = x - _full_step(sq, F[r], s["eta"], s["delta"])
+            loss = rowwise_dots(X, F)  # the linear losses g_t . x_t, in a fixed order
         self.x_, self.sum_sq_gradients_ = x, sq
-        loss = rowwise_dots(X, F)  # the linear losses g_t . x_t, in a fixed order
-        return GameTrace(loss, self._cumulative(loss), points=X, gradients=F.copy())
+        # F is the learner's own checked copy of the feedback: kept without a copy
+        return GameTrace(loss, self._cumulative(loss), points=X, gradients=F)
 
     def _empty_trace(self) -> GameTrace:
         d = self._game["x0"].size

@@ -31,22 +31,23 @@ import numba
 import numpy as np
 
 from .._base import GameLearner, GameTrace
-from .._rowops import dot, rowwise_dots
+from .._rowops import dot, lane_dot, row_sqnorms, rowwise_dots
 from .._validation import check_positive_float, non_finite_error
 
 __all__ = ["CoinBetting", "kt_rounds", "kt_regret_bound"]
 
 
 @numba.njit(cache=True)
-def kt_rounds(x0, theta, wealth, t0, G, lipschitz, X, W):
+def kt_rounds(x0, theta, wealth, t0, G, lipschitz, X, loss):
     """Play the rows of ``G`` with the KT bettor; return ``(wealth, theta)``.
 
     ``theta`` (d,) holds ``-(g_1 + ... + g_{t-1}) / L`` and is updated in
     place; ``wealth`` is ``Wealth_{t-1}``; ``t0`` the rounds already played.
     Round ``r`` (``t = t0 + r + 1``) bets ``w_t = theta Wealth_{t-1} / (t L)``,
-    plays ``X[r] = x0 + w_t``, and pays ``g_t . w_t`` out of its wealth;
-    ``W[r]`` receives ``Wealth_t``. The dot products are added in the fixed
-    order of :func:`olbook._rowops.dot` (the same bits on every CPU).
+    plays ``X[r] = x0 + w_t`` (``loss[r]`` receives the linear loss
+    ``g_t . x_t``) and pays ``g_t . w_t`` out of its wealth. The dot products
+    are added in the fixed order of :func:`olbook._rowops.dot` (the same bits
+    on every CPU).
     """
     d = x0.shape[0]
     w = np.empty(d)
@@ -57,8 +58,8 @@ def kt_rounds(x0, theta, wealth, t0, G, lipschitz, X, W):
             w[i] = theta[i] * scale
             X[r, i] = x0[i] + w[i]
             g[i] = G[r, i]
+        loss[r] = lane_dot(X, r * d, G, r * d, d)
         wealth = wealth - dot(g, w)
-        W[r] = wealth
         for i in range(d):
             theta[i] -= g[i] / lipschitz
     return wealth, theta
@@ -176,9 +177,13 @@ class CoinBetting(GameLearner):
         g = np.ascontiguousarray(g)
         L = settings["lipschitz"]
         rows = g.reshape(-1, d)
-        big = np.max(np.abs(rows), axis=1)
-        safe = np.where(big > 0, big, 1.0)
-        norms = big * np.sqrt(rowwise_dots(rows / safe[:, None], rows / safe[:, None]))
+        sq = row_sqnorms(rows)
+        if not np.isfinite(sq).all():  # a square overflowed: rescale those rows
+            big = np.max(np.abs(rows), axis=1)
+            safe = np.where(big > 0, big, 1.0)
+            scaled = rows / safe[:, None]
+            sq = big * big * rowwise_dots(scaled, scaled)
+        norms = np.sqrt(sq)
         if np.any(norms > L * (1.0 + 1e-12)):
             raise ValueError(
                 f"every gradient must have norm <= lipschitz = {L!r} (the coin must "
@@ -197,15 +202,15 @@ class CoinBetting(GameLearner):
         s = self._game
         theta = self._theta.copy()
         X = np.empty_like(F)
-        W = np.empty(F.shape[0])
+        loss = np.empty(F.shape[0])
         wealth, theta = kt_rounds(
-            s["x0"], theta, self.wealth_, self.n_rounds_, F, s["lipschitz"], X, W
+            s["x0"], theta, self.wealth_, self.n_rounds_, F, s["lipschitz"], X, loss
         )
         t = self.n_rounds_ + F.shape[0] + 1
         self._theta, self.wealth_ = theta, float(wealth)
         self.x_ = s["x0"] + theta * (self.wealth_ / (t * s["lipschitz"]))
-        loss = rowwise_dots(X, F)  # the linear losses g_t . x_t, in a fixed order
-        return GameTrace(loss, self._cumulative(loss), points=X, gradients=F.copy())
+        # F is the learner's own checked copy of the feedback: kept without a copy
+        return GameTrace(loss, self._cumulative(loss), points=X, gradients=F)
 
     def _empty_trace(self) -> GameTrace:
         d = self._game["x0"].size
