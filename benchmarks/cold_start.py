@@ -19,7 +19,7 @@ its own statements with ``time.perf_counter`` (interpreter start-up excluded, as
 * warm: the same statements in a new interpreter with the cache the cold run filled,
   best of ``--repeat``;
 * the reference: ``import sklearn.svm; sklearn.svm.SVC().fit(X, y)``, best of
-  ``--repeat`` after one warm-up run.
+  ``--repeat`` (at least 3) after one warm-up run.
 
 The target's ratio is taken on CPU time (``time.process_time`` of the interpreter, every
 case single-threaded): on an idle machine it is the wall time, and unlike the wall time
@@ -28,7 +28,11 @@ The cold run is measured once per learner (a second cold run would compile again
 take as long; the machine's load makes it noisy). Each row also gives the number of
 functions the cold run compiled and cached (index files in the new cache folder).
 
-    .venv/bin/python benchmarks/cold_start.py [--repeat 3] [--only SVM,Perceptron]
+    .venv/bin/python benchmarks/cold_start.py [--repeat 3] [--only SVM Perceptron]
+
+olbook's cached code is keyed by a hash of all its sources: while olbook's files are being
+edited, a warm run may compile again. Measure a fixed tree (e.g. a copy of the package on
+``PYTHONPATH``, which the interpreters of every case inherit).
 """
 
 from __future__ import annotations
@@ -130,17 +134,17 @@ def best(runs: list[tuple[float, float]]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", default="", help="comma-separated case names")
+    parser.add_argument("--only", nargs="*", default=[], help="case names")
     args = parser.parse_args()
     cases = learners()
     if args.only:
-        cases = {k: v for k, v in cases.items() if k in args.only.split(",")}
+        cases = {k: v for k, v in cases.items() if k in args.only}
     scratch = Path(tempfile.mkdtemp(prefix="olbook-cold-"))
     try:
         ref_dir = str(scratch / "reference")
         run_once(REFERENCE, ref_dir)  # warm: file cache, .pyc
         reference, ref_cpu = best(
-            [run_once(REFERENCE, ref_dir) for _ in range(args.repeat)]
+            [run_once(REFERENCE, ref_dir) for _ in range(max(3, args.repeat))]
         )
         print(
             f"reference: import sklearn.svm + SVC().fit  {reference:7.3f} s "
@@ -191,7 +195,7 @@ def main() -> None:
         notes="fresh interpreter per run, interpreter start-up and data excluded; cold: "
         "NUMBA_CACHE_DIR a new empty folder, one run; warm: the folder the cold run "
         f"filled, best of {args.repeat}; reference: import sklearn.svm + SVC().fit "
-        f"on the same 200 x 5 data, best of {args.repeat} after a warm-up; "
+        f"on the same 200 x 5 data, best of {max(3, args.repeat)} after a warm-up; "
         "compiled_functions: numba index files the cold run wrote; ratio (the target's) "
         "is cold CPU time over the reference's CPU time (each process is "
         "single-threaded: on an idle machine its wall time; on a loaded machine the "
