@@ -127,7 +127,8 @@ class OCOLearner(GameLearner):
             )
         self.__dict__.update(state)
         loss = rowwise_dots(X, F)  # the linear losses g_t . x_t, in a fixed order
-        return GameTrace(loss, self._cumulative(loss), points=X, gradients=F.copy())
+        # F is the learner's own copy (_check_feedback made it): kept without another
+        return GameTrace(loss, self._cumulative(loss), points=X, gradients=F)
 
     def update(self, feedback) -> float:
         """Play one round: ``feedback`` is the (sub)gradient ``g_t`` at the point ``x_t`` played.

@@ -45,7 +45,10 @@ EUCLIDEAN, ENTROPIC, PNORM = 0, 1, 2
 
 @numba.njit(cache=True)
 def _pgrad(x, p, out):  # pragma: no cover - compiled
-    """The gradient of 0.5 ||x||_p^2, scaled by max |x_i| so that nothing overflows."""
+    """The gradient of 0.5 ||x||_p^2, scaled by max |x_i| so that nothing overflows.
+
+    ``out`` must not be ``x``.
+    """
     d = x.shape[0]
     m = 0.0
     for i in range(d):
@@ -56,10 +59,16 @@ def _pgrad(x, p, out):  # pragma: no cover - compiled
         return
     s = 0.0
     for i in range(d):
-        s += (abs(x[i]) / m) ** p
+        a = abs(x[i]) / m
+        out[i] = a**p  # one power per coordinate: a^(p-1) = a^p / a below
+        s += out[i]
     c = s ** ((2.0 - p) / p)  # ||x/m||_p^(2 - p)
     for i in range(d):
-        out[i] = m * np.sign(x[i]) * (abs(x[i]) / m) ** (p - 1.0) * c
+        a = abs(x[i]) / m
+        if a > 0.0:
+            out[i] = m * np.sign(x[i]) * (out[i] / a) * c
+        else:
+            out[i] = 0.0
 
 
 @numba.njit(cache=True)

@@ -70,13 +70,14 @@ def project_into(y, code, a, b, p, out):  # pragma: no cover - compiled
         for i in range(d):
             out[i] = min(max(y[i], a), b)
     elif code == 3:
-        u = -np.sort(-y)  # decreasing
+        u = np.sort(y)  # increasing: read from the end, the largest first
         css = 0.0
         tau = 0.0
         for j in range(d):
-            css += u[j]
+            v = u[d - 1 - j]
+            css += v
             t = (css - 1.0) / (j + 1)
-            if u[j] - t > 0.0:
+            if v - t > 0.0:
                 tau = t
         for i in range(d):
             out[i] = max(y[i] - tau, 0.0)
