@@ -135,10 +135,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=[], help="case names")
+    parser.add_argument(
+        "--shard",
+        default="1/1",
+        help="i/n: run every n-th case from the i-th (results/cold_start_i_of_n.json)",
+    )
     args = parser.parse_args()
     cases = learners()
     if args.only:
         cases = {k: v for k, v in cases.items() if k in args.only}
+    shard, shards = (int(v) for v in args.shard.split("/"))
+    cases = dict(list(cases.items())[shard - 1 :: shards])
     scratch = Path(tempfile.mkdtemp(prefix="olbook-cold-"))
     try:
         ref_dir = str(scratch / "reference")
@@ -190,7 +197,7 @@ def main() -> None:
     met = sum(r["met"] for r in rows)
     print(f"{met} of {len(rows)} cases meet cold <= {TARGET_RATIO:g} x reference (CPU)")
     save(
-        "cold_start",
+        "cold_start" if shards == 1 else f"cold_start_{shard}_of_{shards}",
         rows,
         notes="fresh interpreter per run, interpreter start-up and data excluded; cold: "
         "NUMBA_CACHE_DIR a new empty folder, one run; warm: the folder the cold run "
