@@ -3,7 +3,7 @@ r"""The compiled loops of the second-order (Gaussian) learners of :mod:`olbook.s
 :mod:`olbook.second_order` re-exports every public name here and explains the
 update they share (book sections 6.3-6.4): :func:`coefficients` gives each learner's
 :math:`(\alpha, \beta)`, :func:`precision_increment` turns :math:`\beta` into the
-rank-one update of the precision's Cholesky factor, and :func:`gaussian_epoch`
+increment :math:`c` of the precision along :math:`\mathbf x`, and :func:`gaussian_epoch`
 (full covariance, :math:`O(d^2)` per round), :func:`gaussian_epoch_diagonal`
 (:math:`O(d)`) and :func:`gaussian_epoch_diagonal_csr` (O(nnz), the bits of the
 dense loop) run one pass. Every sum is added in one fixed order
@@ -17,7 +17,7 @@ import math
 import numba
 import numpy as np
 
-from ._linalg import back_solve, forward_solve, rank_one_update
+from ._linalg import carlson_downdate, factor_project
 from ._rowops import (
     LANES,
     csr_row_score,
@@ -84,16 +84,18 @@ def coefficients(rule, m, v, a, b):
     zeta = 1.0 + phi * phi
     if rule <= 4:
         root = math.sqrt(m * m * phi**4 / 4.0 + v * phi * phi * zeta)
-        alpha = max(0.0, (-m * psi + root) / (v * zeta))
+        alpha = (-m * psi + root) / (v * zeta)
+        alpha = alpha if alpha > 0.0 else 0.0  # max(0, .) without compiling max
         if rule == 4:
-            alpha = min(alpha, b)
+            alpha = alpha if alpha <= b else b
     else:
         n = v + 1.0 / (2.0 * b)
         gam = phi * math.sqrt(
             phi * phi * m * m * v * v + 4.0 * n * v * (n + v * phi * phi)
         )
         top = -(2.0 * m * n + phi * phi * m * v) + gam
-        alpha = max(0.0, top / (2.0 * (n * n + n * v * phi * phi)))
+        alpha = top / (2.0 * (n * n + n * v * phi * phi))
+        alpha = alpha if alpha > 0.0 else 0.0
     if alpha == 0.0:
         return 0.0, 0.0
     beta = alpha * phi / (_sqrt_u(alpha, v, phi) + v * alpha * phi)
@@ -122,58 +124,57 @@ def precision_increment(rule, m, v, a, b, alpha, beta):
 
 
 @numba.njit(cache=True)
-def gaussian_epoch(X, y, mu, R, rule, a, b, mistakes, updates):
-    r"""One pass of a Gaussian learner over ``(X, y)``; ``mu``, ``R`` change in place.
+def gaussian_epoch(X, y, mu, T, rule, a, b, mistakes, updates):
+    r"""One pass of a Gaussian learner over ``(X, y)``; ``mu``, ``T`` change in place.
 
-    ``R`` is :math:`L^\top`, the transpose of the lower Cholesky factor of the precision
-    :math:`\Sigma^{-1} = LL^\top` (upper triangular, so that each loop reads a row).
-    Per round, a triangular solve gives :math:`\mathbf z = L^{-1}\mathbf x`, so
-    :math:`v = \|\mathbf z\|^2 \ge 0`, and, on an update, a second one
-    :math:`\Sigma\mathbf x = L^{-\top}\mathbf z`;
-    the update
-    :math:`\Sigma \leftarrow \Sigma - \beta\Sigma\mathbf x\mathbf x^\top\Sigma`
-    is the rank-one *update*
-    :math:`LL^\top \leftarrow LL^\top + c\,\mathbf x\mathbf x^\top`
-    (:func:`precision_increment`), done by plane rotations in :math:`O(d^2)`: the
-    covariance stays symmetric positive definite by construction. Returns -1, or the
-    index of the first row holding a NaN or inf (read before any use of it).
+    ``T`` is :math:`U^\top`, the transpose of the upper triangular square root of the
+    covariance, :math:`\Sigma = UU^\top` (lower triangular, so that each loop reads a
+    row). Per round, :math:`\mathbf f = U^\top\mathbf x` (``d`` independent dot
+    products) gives :math:`v = \|\mathbf f\|^2 \ge 0`; an update
+    :math:`\Sigma \leftarrow \Sigma - \beta\Sigma\mathbf x\mathbf x^\top\Sigma`,
+    that is :math:`\Sigma^{-1} \leftarrow \Sigma^{-1} + c\,\mathbf x\mathbf x^\top`
+    (:func:`precision_increment`), is Carlson's square-root update of ``T``, which
+    also yields :math:`\Sigma\mathbf x` for the mean; :math:`O(d^2)`, and the
+    covariance stays symmetric positive semidefinite by construction (the stability
+    argument is in :mod:`olbook.second_order`). Returns -1, or the index of the first
+    row holding a NaN or inf (read before any use of it).
     """
     n, d = X.shape
-    z = np.empty(d)
+    f = np.empty(d)
     Sx = np.empty(d)
-    w = np.empty(d)
+    work_b = np.empty(d)
+    work_g = np.empty(d)
     for i in range(n):
-        f, nonfinite = row_score(mu, X, i)
+        s, nonfinite = row_score(mu, X, i)
         if nonfinite != 0.0:
             return i
-        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        mistakes[i] = (s > 0.0) != (y[i] > 0.0)
         x = X[i]
-        v = forward_solve(R, x, z)
-        alpha, beta = coefficients(rule, y[i] * f, v, a, b)
+        v = factor_project(T, x, f)
+        alpha, beta = coefficients(rule, y[i] * s, v, a, b)
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
-            back_solve(R, z, Sx)  # Sigma x, needed only to update
+            c = precision_increment(rule, y[i] * s, v, a, b, alpha, beta)
+            # CW on noise: the covariance stays when its step is too large (the class)
+            apply = c * dot(x, x) <= _MAX_PRECISION_STEP
+            carlson_downdate(T, f, 1.0 / c, Sx, work_b, work_g, apply)
             for j in range(d):
                 mu[j] += alpha * y[i] * Sx[j]
-            c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            if not c * dot(x, x) <= _MAX_PRECISION_STEP:  # CW on noise: see the class
-                continue
-            for j in range(d):
-                w[j] = math.sqrt(c) * x[j]
-            rank_one_update(R, w)
     return -1
 
 
 @numba.njit(cache=True)
-def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
-    r""":func:`gaussian_epoch` with a diagonal Cholesky factor ``q`` of the precision.
+def gaussian_epoch_diagonal(X, y, mu, t, rule, a, b, mistakes, updates):
+    r""":func:`gaussian_epoch` with a diagonal covariance :math:`\Sigma = D^2`.
 
-    One round costs O(d).
+    One round costs O(d). ``t`` is the diagonal of :math:`D`.
 
-    The covariance is :math:`\operatorname{diag}(1/q_j^2)`; the precision update keeps
-    the diagonal of :math:`c\,\mathbf x\mathbf x^\top`,
-    :math:`q_j^2 \mathrel{+}= c x_j^2`, so every :math:`q_j` only grows. The arithmetic
-    is that of :func:`gaussian_epoch` on a diagonal factor: on examples with one nonzero
+    The precision update keeps the diagonal of :math:`c\,\mathbf x\mathbf x^\top`,
+    :math:`1/t_j^2 \mathrel{+}= c x_j^2`, written as Carlson's step on one
+    coordinate: with :math:`f_j = x_j t_j`,
+    :math:`t_j \leftarrow t_j\sqrt{1/c}/\sqrt{1/c + f_j^2}`, so every :math:`t_j`
+    only shrinks, and :math:`(\Sigma\mathbf x)_j = f_j t_j`. This is the arithmetic
+    of :func:`gaussian_epoch` on a diagonal factor: on examples with one nonzero
     coordinate the two give the same bits. Every sum is a blocked dot product
     (:mod:`olbook._rowops`).
     """
@@ -186,29 +187,31 @@ def gaussian_epoch_diagonal(X, y, mu, q, rule, a, b, mistakes, updates):
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
         x = X[i]
         for j in range(d):
-            z[j] = x[j] / q[j]
+            z[j] = t[j] * x[j]
         v = dot(z, z)
         alpha, beta = coefficients(rule, y[i] * f, v, a, b)
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
             c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            grow = c * dot(x, x) <= _MAX_PRECISION_STEP
+            shrink = c * dot(x, x) <= _MAX_PRECISION_STEP
+            inv_c = 1.0 / c
+            s0 = math.sqrt(inv_c)
             for j in range(d):
-                mu[j] += alpha * y[i] * (x[j] / q[j] / q[j])
-                if grow:
-                    sx = math.sqrt(c) * x[j]
-                    q[j] = math.sqrt(q[j] * q[j] + sx * sx)
+                mu[j] += alpha * y[i] * (z[j] * t[j])
+                if shrink:
+                    t[j] = s0 / math.sqrt(inv_c + z[j] * z[j]) * t[j]
     return -1
 
 
 @numba.njit(cache=True)
 def gaussian_epoch_diagonal_csr(
-    data, indices, indptr, y, mu, q, rule, a, b, mistakes, updates
+    data, indices, indptr, y, mu, t, rule, a, b, mistakes, updates
 ):
     """:func:`gaussian_epoch_diagonal` on a CSR matrix ``(data, indices, indptr)``: O(nnz) per round.
 
-    A zero coordinate adds nothing to the sums and leaves its ``mu_j`` and ``q_j``
-    as they are (``sqrt(q * q + 0) = q``), so the bits are those of the dense loop.
+    A zero coordinate adds nothing to the sums and leaves its ``mu_j`` and ``t_j``
+    as they are (``sqrt(1/c) / sqrt(1/c + 0) = 1``), so the bits are those of the
+    dense loop.
     """
     n = indptr.shape[0] - 1
     acc = np.empty(LANES)  # the partial sums of the blocked order
@@ -218,9 +221,9 @@ def gaussian_epoch_diagonal_csr(
         if nonfinite != 0.0:
             return i
         mistakes[i] = (f > 0.0) != (y[i] > 0.0)
-        acc[:] = 0.0  # v = z.z in the blocked order, z_j = x_j / q_j
+        acc[:] = 0.0  # v = z.z in the blocked order, z_j = t_j x_j
         for p in range(start, stop):
-            zj = data[p] / q[indices[p]]
+            zj = t[indices[p]] * data[p]
             acc[indices[p] & 7] += zj * zj
         v = lane_tree(acc)
         alpha, beta = coefficients(rule, y[i] * f, v, a, b)
@@ -230,11 +233,13 @@ def gaussian_epoch_diagonal_csr(
             xx = csr_row_sqnorm(
                 data, indices, start, stop, acc
             )  # the bits of dot(x, x)
-            grow = c * xx <= _MAX_PRECISION_STEP
+            shrink = c * xx <= _MAX_PRECISION_STEP
+            inv_c = 1.0 / c
+            s0 = math.sqrt(inv_c)
             for p in range(start, stop):
                 j = indices[p]
-                mu[j] += alpha * y[i] * (data[p] / q[j] / q[j])
-                if grow:
-                    sx = math.sqrt(c) * data[p]
-                    q[j] = math.sqrt(q[j] * q[j] + sx * sx)
+                zj = t[j] * data[p]
+                mu[j] += alpha * y[i] * (zj * t[j])
+                if shrink:
+                    t[j] = s0 / math.sqrt(inv_c + zj * zj) * t[j]
     return -1

@@ -30,6 +30,9 @@ __all__ = [
     "back_solve",
     "rank_one_update",
     "covariance_from_cholesky",
+    "factor_project",
+    "carlson_downdate",
+    "covariance_from_factor",
 ]
 
 
@@ -114,6 +117,77 @@ def covariance_from_cholesky(R):  # pragma: no cover - compiled
             acc = 0.0
             for t in range(k, d):
                 acc += M[t, j] * M[t, k]
+            S[j, k] = acc
+            S[k, j] = acc
+    return S
+
+
+# --- the square-root covariance factor of the Gaussian learners -----------------------
+
+
+@numba.njit(cache=True)
+def factor_project(T, x, f):  # pragma: no cover - compiled
+    """Fill ``f = U' x`` (``T = U'`` lower triangular: ``f_j`` is row ``j`` of ``T``
+    times ``x[:j+1]``, a blocked dot product) and return ``v = f.f = x' Sigma x``.
+
+    The ``d`` dot products are independent of each other: no serial chain.
+    """
+    d = x.shape[0]
+    for j in range(d):
+        f[j] = lane_dot(T, j * d, x, 0, j + 1)
+    return lane_dot(f, 0, f, 0, d)
+
+
+@numba.njit(cache=True)
+def carlson_downdate(T, f, inv_c, K, b, g, apply):  # pragma: no cover - compiled
+    r"""Make ``T`` (``= U'``, :math:`\Sigma = UU^\top`) the factor of
+    :math:`\Sigma - \Sigma\mathbf x\mathbf x^\top\Sigma/(1/c + v)`, and fill
+    ``K`` :math:`= \Sigma\mathbf x` (the covariance before the step).
+
+    ``f`` :math:`= U^\top\mathbf x` (:func:`factor_project`), ``inv_c`` :math:`= 1/c`;
+    ``b`` and ``g`` are work arrays. Carlson's square-root update: with
+    :math:`a_{-1} = 1/c`, :math:`a_j = a_{j-1} + f_j^2`, column ``j`` of ``U``
+    becomes :math:`b_j\mathbf u_j - g_j\mathbf k_{j-1}`, :math:`b_j =
+    \sqrt{a_{j-1}}/\sqrt{a_j} \le 1`, :math:`g_j = f_j/(\sqrt{a_{j-1}}\sqrt{a_j})`,
+    where :math:`\mathbf k_{j-1} = \sum_{i<j} f_i\mathbf u_i`. The scalars come first
+    (one pass over ``j``), then one element-wise pass over the rows of ``T``.
+    With ``apply`` false, ``T`` keeps its value (:math:`b_j = 1`, :math:`g_j = 0`) and
+    only ``K`` is computed, with the same bits.
+    """
+    d = f.shape[0]
+    acc = inv_c
+    prev = math.sqrt(acc)
+    for j in range(d):
+        acc += f[j] * f[j]
+        cur = math.sqrt(acc)
+        b[j] = prev / cur if apply else 1.0
+        g[j] = f[j] / (prev * cur) if apply else 0.0
+        prev = cur
+    K[:] = 0.0
+    for j in range(d):
+        bj, gj, fj = b[j], g[j], f[j]
+        row, k = T[j, : j + 1], K[: j + 1]  # views from 0: the loop is vectorized
+        for i in range(j + 1):
+            t = row[i]
+            ki = k[i]
+            row[i] = bj * t - gj * ki
+            k[i] = ki + fj * t
+
+
+@numba.njit(cache=True)
+def covariance_from_factor(T):  # pragma: no cover - compiled
+    r""":math:`\Sigma = UU^\top = T^\top T` (``T`` lower triangular), fixed order.
+
+    Entry :math:`(j, k)` adds :math:`T_{t j}T_{t k}` for :math:`t = \max(j, k), \dots,
+    d-1` in increasing :math:`t`: exactly symmetric.
+    """
+    d = T.shape[0]
+    S = np.empty((d, d))
+    for j in range(d):
+        for k in range(j, d):
+            acc = 0.0
+            for t in range(k, d):
+                acc += T[t, j] * T[t, k]
             S[j, k] = acc
             S[k, j] = acc
     return S

@@ -292,8 +292,8 @@ def test_diagonal_stays_positive_on_long_streams():
     cw = ConfidenceWeighted(diagonal=True).fit(X, y)
     assert (
         np.all(np.isfinite(cw.coef_))
-        and np.all(np.isfinite(cw._precision))
-        and cw._precision.min() > 0
+        and np.all(np.isfinite(cw._factor))
+        and cw._factor.min() > 0
     )
 
 
@@ -311,14 +311,17 @@ def test_full_covariance_stays_symmetric_positive_definite_on_1e5_examples():
         S = clf.fit(X, y).covariance_
         assert np.array_equal(S, S.T), type(clf).__name__
         assert np.linalg.eigvalsh(S).min() > 0, type(clf).__name__
-    # the precision's factor stays finite and nonsingular
+    # the covariance's factor stays finite, triangular and nonsingular
     cw = ConfidenceWeighted(confidence=0.9).fit(X, y)
-    L = cw._precision
+    T = cw._factor
     assert (
-        np.all(np.isfinite(L))
-        and np.all(np.diag(L) > 0)
+        np.all(np.isfinite(T))
+        and np.array_equal(T, np.tril(T))
+        and np.all(np.diag(T) > 0)
         and np.all(np.isfinite(cw.coef_))
     )
+    S = cw.covariance_
+    assert np.array_equal(S, S.T) and np.all(np.diag(S) > 0)
 
 
 # --- the API of issue 23: names, shapes, fit_intercept, validation ------------------------
