@@ -6,7 +6,8 @@
 #               under a second CPU setting; the book build with -W; every page checked in
 #               headless Chromium (installed with apt-get when missing, see `make chromium`);
 #               the PDF built and checked (make pdf, tools/check_pdf.py). nbval, the builds and the
-#               browser and PDF checks run without network (tools/offline.sh)
+#               browser and PDF checks run without network (tools/offline.sh). The steps run two at a
+#               time (2 cores); the first failure stops it, with the failing step's output shown
 #   make pdf    the whole book as one PDF, _build/pdf/online-learning-executably.pdf (offline)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -28,14 +29,19 @@ OFFLINE_RUN := tools/offline.sh
 
 venv: $(STAMP)
 
+# pip installs without byte-compiling (it compiles one file at a time, 60% of its time), then
+# compileall byte-compiles the venv on every core (-j 0); a file that does not compile (a
+# template named .py) is skipped, as pip skips it.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	-$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib
 	touch $(STAMP)
 
+# The HTML book (jupyter-book build --all), then the single-page book from the same parsed sources
+# (tools/build_pdf.py --html: both builds use one configuration, so the second only writes).
 book: $(STAMP)
-	$(BIN)/jupyter-book build . --all
-	$(BIN)/python tools/build_pdf.py --single-page-only
+	$(BIN)/python tools/build_pdf.py --html --single-page-only
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 # Chromium for the browser check (tools/check_pages.py): installed from Debian's package `chromium`
@@ -87,21 +93,63 @@ pdf: chromium pdf-tools $(STAMP)
 	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
 	@echo "The PDF: $(CURDIR)/_build/pdf/online-learning-executably.pdf"
 
+# make test: ruff and pytest first (pytest's workers use both cores, and some of its tests walk the
+# tree, which the builds below change), then the other steps two at a time (make -j2 on 2 cores;
+# nbval also runs two workers), each step's output printed in one piece when it ends
+# (--output-sync). A failing step fails make test: no further step starts, the running ones
+# finish, and make names the step that failed above its output.
+TEST_FIRST := test-lint test-pytest
+TEST_STEPS := test-install test-html test-nbval-cpu2 test-nbval test-pdf test-pages test-widths \
+              test-pdf-check
+.PHONY: $(TEST_FIRST) $(TEST_STEPS)
 test: chromium pdf-tools $(STAMP)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_FIRST)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_STEPS)
+	@echo "The book: $(CURDIR)/_build/html/index.html"
+
+# 1. ruff (lint and format) and the links from the text to the API pages
+test-lint: $(STAMP)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/python -m ruff format --check $(LINT_PATHS)
 	$(BIN)/python tools/link_api.py --check
-	$(BIN)/python -m pytest -p no:cacheprovider tests
+
+# 2. pytest over tests/ on two workers (pytest-xdist), then olbook's doctests
+test-pytest: $(STAMP)
+	$(BIN)/python -m pytest -p no:cacheprovider -n 2 tests
 	$(BIN)/python -m pytest -p no:cacheprovider --doctest-modules olbook -q
+
+# 2b. olbook as wheel and sdist, installed non-editable in a fresh venv (tools/check_install.py)
+test-install: $(STAMP)
 	$(BIN)/python tools/check_install.py
+
+# 3. nbval natively (after pytest: its kernels load olbook's compiled code from numba's cache)
+test-nbval: $(STAMP)
 	$(OFFLINE_RUN) $(NBVAL)
+
+# 4. nbval under the second CPU setting (numba compiles for the generic CPU: its own cache entries)
+test-nbval-cpu2: $(STAMP)
 	$(SECOND_CPU) $(OFFLINE_RUN) $(NBVAL)
-	$(OFFLINE_RUN) $(BIN)/jupyter-book build . --all -W --keep-going
+
+# 5. the HTML book with warnings as errors, then the single-page book from its parsed sources
+#    (the builds render the committed outputs, which nbval checks: they run beside it)
+test-html: $(STAMP)
+	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py --html --strict --single-page-only
+
+# 6. the PDF: the single-page book printed by headless Chromium (make pdf)
+test-pdf: $(STAMP) | test-html
 	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
+
+# 7. every page in headless Chromium (tools/check_pages.py)
+test-pages: $(STAMP) | test-html
 	$(OFFLINE_RUN) $(BIN)/python tools/check_pages.py _build/html
+
+# 7b. every page at 1,280 px: outputs and figures fit the column (tools/check_widths.py)
+test-widths: $(STAMP) | test-html
 	$(OFFLINE_RUN) $(BIN)/python tools/check_widths.py _build/html
+
+# 8. the PDF's check (tools/check_pdf.py)
+test-pdf-check: $(STAMP) | test-pdf
 	$(BIN)/python tools/check_pdf.py
-	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check $(LINT_PATHS)

@@ -1,13 +1,17 @@
 """Build the whole book as one PDF, offline: Jupyter Book's single-page HTML printed by headless Chromium.
 
 Usage: .venv/bin/python tools/build_pdf.py [--rebuild] [--timeout S]   (`make pdf`)
-       .venv/bin/python tools/build_pdf.py --single-page-only                (`make book`)
+       .venv/bin/python tools/build_pdf.py --html --single-page-only         (`make book`)
+       .venv/bin/python tools/build_pdf.py --html --strict --single-page-only  (`make test`)
 
 1. `jupyter-book build . --builder singlehtml` with the book's own _config.yml plus one local Sphinx
    extension (this file's `setup`): myst-nb registers its node for hidden code cells for the `html`
    builder only, so the single-page build needs a translation for it; there the hidden input (the
    Colab install cell) is left out of the PDF, as it is hidden on the web page. Skipped when the
-   single-page book is newer than every source (`make book` builds it too).
+   single-page book is newer than every source (`make book` builds it too). With --html, the HTML
+   book is built first with the same configuration (_build/pdf/_config.yml), so that the
+   single-page build reuses its parsed sources (_build/.doctrees) and only writes the page: the
+   book's sources are read once for both.
 2. The page is cut into parts of whole documents, at most about 1 MB of HTML each
    (tools/pdf_chunks.py): Chromium needed about 4 GB to typeset the whole page and 8 GB to print
    it, and stays within about 2 GB one part at a time. Every heading gets an id, the printed
@@ -121,8 +125,12 @@ def setup(app):  # noqa: ANN001, ANN201 - Sphinx's extension entry point
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
-def build_singlehtml(python: str) -> Path:
-    """Run the single-page build with the book's config plus this file as a local extension."""
+def book_config() -> Path:
+    """The book's _config.yml plus this file as a local Sphinx extension, written to _build/pdf.
+
+    The HTML build (``--html``) and the single-page build both use it: with the same configuration
+    the single-page build reuses the HTML build's parsed sources (_build/.doctrees) and only writes.
+    """
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     sphinx = config.setdefault("sphinx", {})
     sphinx.setdefault("local_extensions", {})[Path(__file__).stem] = str(
@@ -131,20 +139,28 @@ def build_singlehtml(python: str) -> Path:
     out = ROOT / "_build" / "pdf"
     out.mkdir(parents=True, exist_ok=True)
     config_path = out / "_config.yml"
-    config_path.write_text(
-        yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
+    text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+    if not config_path.is_file() or config_path.read_text(encoding="utf-8") != text:
+        config_path.write_text(text, encoding="utf-8")
+    return config_path
+
+
+def jupyter_book(python: str, builder: str, *options: str) -> None:
+    """``jupyter-book build`` of the book with ``builder`` and the shared configuration."""
     jb = Path(python).parent / "jupyter-book"
-    cmd = [
-        str(jb),
-        "build",
-        str(ROOT),
-        "--builder",
-        "singlehtml",
-        "--config",
-        str(config_path),
-    ]
-    subprocess.run(cmd, check=True, cwd=ROOT)
+    cmd = [str(jb), "build", str(ROOT), "--builder", builder, "--config"]
+    if subprocess.run([*cmd, str(book_config()), *options], cwd=ROOT).returncode:
+        sys.exit(f"build_pdf: the {builder} build of the book failed (above)")
+
+
+def build_html(python: str, strict: bool) -> None:
+    """The HTML book, every page read afresh (``--all``); ``strict``: warnings are errors."""
+    jupyter_book(python, "html", "--all", *(["-W", "--keep-going"] if strict else []))
+
+
+def build_singlehtml(python: str) -> Path:
+    """Run the single-page build with the book's config plus this file as a local extension."""
+    jupyter_book(python, "singlehtml")
     # The page is written at the root document's path (book/intro.html), but its links to _static and
     # _images are relative to the output folder: a copy at the top level is the page that works.
     root_doc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))["root"]
@@ -540,9 +556,24 @@ def main() -> int:
     parser.add_argument(
         "--single-page-only",
         action="store_true",
-        help="only (re)build the single-page book when a source changed (`make book` runs this)",
+        help="only (re)build the single-page book when a source changed",
+    )
+    parser.add_argument(
+        "--html",
+        action="store_true",
+        help="first build the HTML book afresh (jupyter-book build --all) with the same "
+        "configuration, whose parsed sources the single-page build then reuses: "
+        "`make book` runs --html --single-page-only",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="with --html: warnings are errors (-W --keep-going), as in `make test`",
     )
     args = parser.parse_args()
+    if args.html:
+        build_html(sys.executable, args.strict)
+        build_singlehtml(sys.executable)  # only writes: the sources were just read
     if args.single_page_only:
         if args.rebuild or sources_newer_than(SINGLE / SINGLE_PAGE):
             build_singlehtml(sys.executable)

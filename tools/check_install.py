@@ -119,6 +119,9 @@ def main() -> int:
                 "install",
                 "--quiet",
                 "--disable-pip-version-check",
+                # not byte-compiled: pip compiles every file of numpy, scipy, SymPy ... one at
+                # a time, about half of this step; the smoke tests compile what they import
+                "--no-compile",
                 f"{wheel}[book]",
             ]
         )
