@@ -64,6 +64,7 @@ __all__ = [
     "dot",
     "csr_row_score",
     "csr_row_sqnorm",
+    "csr_row_score_sqnorm",
     "csr_add",
     "csr_span",
     "csr_nonfinite",
@@ -300,6 +301,33 @@ def csr_row_score(w, data, indices, start, stop, acc):
     if np.isfinite(f):
         return f, 0.0
     return f, csr_nonfinite(data, np.uint64(start), np.uint64(stop))
+
+
+@numba.njit(cache=True)
+def csr_row_score_sqnorm(w, data, indices, start, stop, acc, sq_acc):
+    """:func:`csr_row_score` and :func:`csr_row_sqnorm` of a row in one reading of it.
+
+    Returns ``(w . x, ||x||^2, s)``, each with the bits of its own function
+    (``sq_acc`` is a second scratch array of :data:`LANES` floats). For a
+    learner that needs the norm at most rounds (PA), one pass over the row
+    instead of two.
+    """
+    for k in range(LANES):
+        acc[k] = 0.0
+        sq_acc[k] = 0.0
+    end = np.uint64(indices.shape[0])
+    for p in range(np.uint64(start), np.uint64(stop)):
+        q = p + PREFETCH_AHEAD
+        if q < end:
+            prefetch(w, np.uint64(indices[q]))
+        j = np.uint64(indices[p])
+        x = data[p]
+        acc[j & np.uint64(7)] += w[j] * x
+        sq_acc[j & np.uint64(7)] += x * x
+    f = lane_tree(acc)
+    if np.isfinite(f):
+        return f, lane_tree(sq_acc), 0.0
+    return f, 0.0, csr_nonfinite(data, np.uint64(start), np.uint64(stop))
 
 
 @numba.njit(cache=True)

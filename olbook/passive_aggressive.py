@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from ._base import LinearPredictorMixin, OnlineLearner
-from ._rowops import csr_add, csr_row_score, csr_row_sqnorm, csr_span, dot, row_score
+from ._rowops import csr_add, csr_row_score_sqnorm, csr_span, dot, row_score
 from ._validation import (
     check_positive_float,
 )
@@ -112,10 +112,13 @@ def pa_epoch_csr(
 ):
     """:func:`pa_epoch` on a CSR matrix ``(data, indices, indptr)``: O(nnz), the bits of the dense loop."""
     n = indptr.shape[0] - 1
-    acc = np.empty(8)
+    acc, sq_acc = np.empty(8), np.empty(8)
     for i in range(n):
         start, stop = csr_span(indptr, i)
-        f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
+        # the score and ||x||^2 in one reading of the row (the norm of most rounds)
+        f, xx, nonfinite = csr_row_score_sqnorm(
+            w, data, indices, start, stop, acc, sq_acc
+        )
         if nonfinite != 0.0:
             return b, i
         if fit_intercept:
@@ -125,7 +128,7 @@ def pa_epoch_csr(
         updates[i] = False
         sqnorm = 0.0
         if loss > 0.0:
-            sqnorm = csr_row_sqnorm(data, indices, start, stop, acc)
+            sqnorm = xx
             if fit_intercept:
                 sqnorm += 1.0
             updates[i] = sqnorm > 0.0

@@ -20,6 +20,8 @@ from olbook._rowops import (
     blocked_sum_reference,
     csr_row_dots,
     csr_row_score,
+    csr_row_score_sqnorm,
+    csr_row_sqnorm,
     csr_row_sqnorms,
     dot,
     row_dots,
@@ -127,6 +129,24 @@ def test_sparse_rows_with_either_index_type_and_junk_after_the_last_entry(index_
     A = sp.csr_matrix((data, indices, indptr), shape=X.shape)
     assert np.array_equal(csr_row_dots(A, w), row_dots(X, w))
     assert np.array_equal(csr_row_sqnorms(A), row_sqnorms(X))
+
+
+def test_the_fused_score_and_norm_are_the_bits_of_the_two_functions():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((60, 90)) * 10.0 ** rng.integers(-8, 8, size=(60, 90))
+    X[rng.random((60, 90)) < 0.7] = 0.0
+    X[4, 7] = np.nan
+    w = rng.standard_normal(90)
+    data, indices, indptr = _csr_with(X, np.int32)
+    acc, sq_acc = np.empty(LANES), np.empty(LANES)
+    for i in range(60):
+        a, b = indptr[i], indptr[i + 1]
+        f, xx, bad = csr_row_score_sqnorm(w, data, indices, a, b, acc, sq_acc)
+        f0, bad0 = csr_row_score(w, data, indices, a, b, acc)
+        assert (bad != 0.0) == (bad0 != 0.0) == (i == 4)
+        if i != 4:
+            assert f == f0 and xx == csr_row_sqnorm(data, indices, a, b, acc)
+            assert xx == row_sqnorms(X[i : i + 1])[0]
 
 
 def test_csr_row_score_flags_non_finite_entries_as_the_dense_rows():
