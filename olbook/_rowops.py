@@ -30,15 +30,15 @@ not turn eight scalar accumulators into one vector by themselves.
 first fit in a fresh process (an empty cache) compiles one function per loop, not
 one per helper as well. The arithmetic is the same.
 
-The same order serves sparse rows (:func:`csr_row_score`): a stored entry in
-column :math:`j` goes to :math:`s_{j \\bmod 8}` in increasing :math:`j`; the zeros
-a dense row holds add nothing, so a sparse row and its dense copy give the same
-bits (:func:`csr_row_score`, whose loop reads the CSR arrays with unsigned
-indices and asks for the weights :data:`PREFETCH_AHEAD` entries ahead: neither
-changes a result). This is not scikit-learn's order (one accumulator, left to right): the two
+The same order serves sparse rows (:func:`csr_row_score`): a stored entry in column
+:math:`j` goes to :math:`s_{j \\bmod 8}` in increasing :math:`j`; the zeros a dense
+row holds add nothing, so a sparse row and its dense copy give the same bits
+(:func:`csr_row_score`, whose loop reads the CSR arrays with unsigned indices and
+asks for the weights :data:`PREFETCH_AHEAD` entries ahead: neither changes a
+result). This is not scikit-learn's order (one accumulator, left to right): the two
 agree exactly wherever the products and their partial sums are exact, as on
-:mod:`olbook.data`'s dyadic grids and on small integers, and otherwise may differ
-in the last bits.
+:mod:`olbook.data`'s dyadic grids and on small integers, and otherwise may differ in
+the last bits.
 """
 
 from __future__ import annotations
@@ -224,7 +224,8 @@ def lane_tree(acc):  # pragma: no cover - compiled
 #: How many stored entries ahead of the one it adds :func:`csr_row_score` asks the
 #: memory for the weight it will read (a prefetch: a hint, it changes no result).
 #: The weights of a text-like stream are read at random places of a long vector;
-#: without the hint the loop waits for them one row at a time (``benchmarks/sparse.py``).
+#: without the hint the loop waits for them one row at a time
+#: (``benchmarks/sparse.py``).
 PREFETCH_AHEAD = np.uint64(64)
 
 
@@ -267,7 +268,7 @@ def csr_span(indptr, i):
 
 @numba.njit(cache=True)
 def csr_nonfinite(data, start, stop):
-    """``sum (x - x)`` over ``data[start:stop]``: not 0 exactly when one is NaN or inf."""
+    """``sum (x - x)`` over ``data[start:stop]``: not 0 exactly if one is NaN or inf."""
     s = 0.0
     for p in range(start, stop):
         s += data[p] - data[p]
@@ -332,7 +333,7 @@ def csr_row_score_sqnorm(w, data, indices, start, stop, acc, sq_acc):
 
 @numba.njit(cache=True)
 def csr_add(w, c, data, indices, start, stop):
-    """``w[indices[p]] += c * data[p]`` for the stored entries of a row (unsigned indices)."""
+    """``w[indices[p]] += c * data[p]`` for the stored entries of a row (unsigned)."""
     for p in range(np.uint64(start), np.uint64(stop)):
         w[np.uint64(indices[p])] += c * data[p]
 
