@@ -155,9 +155,11 @@ def gaussian_epoch(X, y, mu, T, rule, a, b, mistakes, updates):
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
             c = precision_increment(rule, y[i] * s, v, a, b, alpha, beta)
-            # CW on noise: the covariance stays when its step is too large (the class)
-            apply = c * dot(x, x) <= _MAX_PRECISION_STEP
-            carlson_downdate(T, f, 1.0 / c, Sx, work_b, work_g, apply)
+            # CW on noise: the covariance stays when its step is too large (the class);
+            # c = 0 (NHerd's beta underflowed) leaves it as it is
+            apply = c > 0.0 and c * dot(x, x) <= _MAX_PRECISION_STEP
+            inv_c = 1.0 / c if apply else 1.0
+            carlson_downdate(T, f, inv_c, Sx, work_b, work_g, apply)
             for j in range(d):
                 mu[j] += alpha * y[i] * Sx[j]
     return -1
@@ -193,8 +195,8 @@ def gaussian_epoch_diagonal(X, y, mu, t, rule, a, b, mistakes, updates):
         updates[i] = alpha != 0.0 or beta != 0.0
         if updates[i]:
             c = precision_increment(rule, y[i] * f, v, a, b, alpha, beta)
-            shrink = c * dot(x, x) <= _MAX_PRECISION_STEP
-            inv_c = 1.0 / c
+            shrink = c > 0.0 and c * dot(x, x) <= _MAX_PRECISION_STEP
+            inv_c = 1.0 / c if shrink else 1.0
             s0 = math.sqrt(inv_c)
             for j in range(d):
                 mu[j] += alpha * y[i] * (z[j] * t[j])
@@ -233,8 +235,8 @@ def gaussian_epoch_diagonal_csr(
             xx = csr_row_sqnorm(
                 data, indices, start, stop, acc
             )  # the bits of dot(x, x)
-            shrink = c * xx <= _MAX_PRECISION_STEP
-            inv_c = 1.0 / c
+            shrink = c > 0.0 and c * xx <= _MAX_PRECISION_STEP
+            inv_c = 1.0 / c if shrink else 1.0
             s0 = math.sqrt(inv_c)
             for p in range(start, stop):
                 j = indices[p]

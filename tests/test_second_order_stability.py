@@ -103,3 +103,15 @@ def test_carlson_step_is_the_covariance_downdate():
         want = S0 - c / (1 + c * v) * np.outer(Sx, Sx)  # (S0^-1 + c x x')^-1
         assert np.allclose(covariance_from_factor(T), want, rtol=1e-10, atol=1e-12)
         assert np.array_equal(T, np.tril(T))
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_an_increment_that_underflows_to_zero_leaves_the_covariance(diagonal):
+    # NHerd at |x| ~ 1e150: beta^2 (v + 2/C) underflows, so c = 0 while alpha > 0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) * 1e150
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    clf = olbook.NormalHerd(diagonal=diagonal).fit(X, y)
+    S = clf.covariance_
+    assert clf.n_updates_ > 0 and np.all(np.isfinite(clf.coef_))
+    assert np.all(np.isfinite(S)) and np.all(np.diag(S) > 0 if not diagonal else S > 0)
