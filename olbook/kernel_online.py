@@ -143,19 +143,21 @@ def stored_score(code, p1, p2, SVT, coef, head, count, x, buf):
     # the slots head..head+count-1, or all of them when the ring wraps around (a
     # slot holding no term, filled with zeros or an old example, is not added)
     lo, hi = (head, head + count) if head + count <= cap else (0, cap)
-    for s in range(lo, hi):
-        buf[s] = 0.0
-    if code <= 1:
-        for k in range(d):
-            xk = x[k]
-            for s in range(lo, hi):
-                buf[s] += SVT[k, s] * xk
-    else:
-        for k in range(d):
-            xk = x[k]
-            for s in range(lo, hi):
-                t = SVT[k, s] - xk
-                buf[s] += t * t
+    for b in range(lo, hi, 512):  # blocks of slots: a block of buf stays in cache
+        e = min(b + 512, hi)
+        for s in range(b, e):
+            buf[s] = 0.0
+        if code <= 1:
+            for k in range(d):
+                xk = x[k]
+                for s in range(b, e):
+                    buf[s] += SVT[k, s] * xk
+        else:
+            for k in range(d):
+                xk = x[k]
+                for s in range(b, e):
+                    t = SVT[k, s] - xk
+                    buf[s] += t * t
     f = 0.0
     s = head
     for _ in range(count):
