@@ -278,4 +278,9 @@ def test_separability_warning_only_where_updates_stop_on_separable_data():
     assert claims >= 10
     unexplained = silent - keeps_updating - set(NO_FINITE_UPDATE_THEOREM)
     assert not unexplained, unexplained
-    assert set(NO_FINITE_UPDATE_THEOREM) <= silent - keeps_updating
+    # Every learner listed there makes no separability claim. Whether it happens to stop
+    # within 200 passes is not asserted: SCW-II on this data, run in 40-digit arithmetic,
+    # still updates at pass 260 (its margin gap goes to 0 from below, under 1e-12 from
+    # pass 88), so a float run stops when rounding ends the gap (pass 182 or 207,
+    # depending on how the covariance is stored), not by a property of the rule.
+    assert set(NO_FINITE_UPDATE_THEOREM) <= silent
