@@ -108,7 +108,8 @@ def kernel_value(code, p1, p2, X, i, Y, j):  # pragma: no cover - compiled
 
     ``(code, p1, p2)`` is a kernel's :meth:`Kernel.spec`: 0 linear, 1 polynomial
     (degree, coef0), 2 Gaussian (gamma), 3 Laplacian (gamma). The online kernel
-    learners of chapter 7 call it once per stored term and round.
+    learners of chapter 7 compute the same values with the same arithmetic, all
+    stored terms of a round at once (``olbook.kernel_online.stored_score``).
     """
     d = X.shape[1]
     s = 0.0
