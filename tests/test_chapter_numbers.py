@@ -62,7 +62,9 @@ MENTION = re.compile(
     re.IGNORECASE,
 )
 LABEL_DEF = re.compile(r"^\s*\(([\w:-]+)\)=\s*$|^\s*:label:\s*(\S+)", re.M)
-LABEL_USE = re.compile(r"(?<![\w-])((?:perc|marg|boost|vc|regret|olc|kol|oco)-[\w-]*\w)")
+LABEL_USE = re.compile(
+    r"(?<![\w-])((?:perc|marg|boost|vc|regret|olc|kol|oco)-[\w-]*\w)"
+)
 PATH_USE = re.compile(r"\bbook/(\d\d)_\w+")
 # a source's number, after the mention
 SOURCE_AFTER = re.compile(
