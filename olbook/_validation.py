@@ -25,6 +25,7 @@ __all__ = [
     "check_X",
     "all_finite",
     "non_finite_error",
+    "check_gradients",
     "check_X_y",
     "check_labels",
     "check_binary_targets",
@@ -89,6 +90,33 @@ def non_finite_error(X: np.ndarray, name: str = "X") -> ValueError:
     return ValueError(
         f"{name} contains non-finite values: {n_nan} NaN and {n_inf} inf."
     )
+
+
+def check_gradients(feedback, d: int, ndim: int) -> np.ndarray:
+    """The gradients of a game learner's rounds, checked: a C-contiguous float64 copy.
+
+    ``ndim=1``: one round's gradient, shape ``(d,)``; ``ndim=2``: a block, one row per
+    round, shape ``(n_rounds, d)`` with ``n_rounds >= 1``. A non-numeric value, another
+    shape or NaN/inf is a ``ValueError`` naming the problem (OGD, book section 5.5, and
+    the learners of chapter 8).
+    """
+    try:
+        g = np.array(feedback, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"the gradient must be numeric; could not convert it to float64 ({exc})"
+        ) from None
+    shape = (d,) if ndim == 1 else (g.shape[0] if g.ndim else 0, d)
+    if g.ndim != ndim or g.shape != shape or g.size == 0:
+        what = "gradient" if ndim == 1 else "gradients (one row per round)"
+        want = f"({d},)" if ndim == 1 else f"(n_rounds, {d})"
+        raise ValueError(
+            f"the {what} must have shape {want}, the point's dimension; "
+            f"got shape {g.shape}."
+        )
+    if not np.isfinite(g).all():
+        raise non_finite_error(g, "gradient")
+    return np.ascontiguousarray(g)
 
 
 def check_X(

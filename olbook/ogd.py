@@ -22,7 +22,7 @@ import numpy as np
 
 from ._base import GameLearner, GameTrace
 from ._rowops import row_sqnorms, rowwise_dots
-from ._validation import check_positive_float, non_finite_error
+from ._validation import check_gradients, check_positive_float
 
 __all__ = ["OGD", "GameTrace", "project_ball", "project_box", "projected_step"]
 
@@ -210,24 +210,8 @@ class OGD(GameLearner):
         return self.x_.copy()
 
     def _check_feedback(self, feedback, settings: dict, ndim: int) -> np.ndarray:
-        try:
-            g = np.array(feedback, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"the gradient must be numeric; could not convert it to float64 ({exc})"
-            ) from None
         d = settings["x0"].size
-        shape = (d,) if ndim == 1 else (g.shape[0] if g.ndim else 0, d)
-        if g.ndim != ndim or g.shape != shape or g.size == 0:
-            what = "gradient" if ndim == 1 else "gradients (one row per round)"
-            want = f"({d},)" if ndim == 1 else f"(n_rounds, {d})"
-            raise ValueError(
-                f"the {what} must have shape {want}, the point's dimension; "
-                f"got shape {g.shape}."
-            )
-        if not np.isfinite(g).all():
-            raise non_finite_error(g, "gradient")
-        return np.ascontiguousarray(g)
+        return check_gradients(feedback, d, ndim)
 
     def update(self, feedback) -> float:
         """Play one round: ``feedback`` is the (sub)gradient ``g_t`` at the point ``x_t`` played.

@@ -14,7 +14,11 @@ import numpy as np
 
 from .._base import GameLearner, GameTrace
 from .._rowops import rowwise_dots
-from .._validation import check_positive_float, check_positive_int, non_finite_error
+from .._validation import (
+    check_gradients,
+    check_positive_float,
+    check_positive_int,
+)
 from .regularizers import Entropic, Euclidean, PNorm
 from .sets import Ball, Box, Simplex, set_code
 
@@ -84,24 +88,8 @@ class OCOLearner(GameLearner):
     """
 
     def _check_feedback(self, feedback, settings: dict, ndim: int) -> np.ndarray:
-        try:
-            g = np.array(feedback, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"the gradient must be numeric; could not convert it to float64 ({exc})"
-            ) from None
         d = settings["dim"]
-        shape = (d,) if ndim == 1 else (g.shape[0] if g.ndim else 0, d)
-        if g.ndim != ndim or g.shape != shape or g.size == 0:
-            what = "gradient" if ndim == 1 else "gradients (one row per round)"
-            want = f"({d},)" if ndim == 1 else f"(n_rounds, {d})"
-            raise ValueError(
-                f"the {what} must have shape {want}, the point's dimension; "
-                f"got shape {g.shape}."
-            )
-        if not np.isfinite(g).all():
-            raise non_finite_error(g, "gradient")
-        return np.ascontiguousarray(g)
+        return check_gradients(feedback, d, ndim)
 
     def _empty_trace(self) -> GameTrace:
         d = self._game["dim"]

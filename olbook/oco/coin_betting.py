@@ -32,7 +32,7 @@ import numpy as np
 
 from .._base import GameLearner, GameTrace
 from .._rowops import dot, lane_dot, row_sqnorms, rowwise_dots
-from .._validation import check_positive_float, non_finite_error
+from .._validation import check_gradients, check_positive_float
 
 __all__ = ["CoinBetting", "kt_rounds", "kt_regret_bound"]
 
@@ -157,24 +157,8 @@ class CoinBetting(GameLearner):
         return self.x_.copy()
 
     def _check_feedback(self, feedback, settings: dict, ndim: int) -> np.ndarray:
-        try:
-            g = np.array(feedback, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"the gradient must be numeric; could not convert it to float64 ({exc})"
-            ) from None
         d = settings["x0"].size
-        shape = (d,) if ndim == 1 else (g.shape[0] if g.ndim else 0, d)
-        if g.ndim != ndim or g.shape != shape or g.size == 0:
-            what = "gradient" if ndim == 1 else "gradients (one row per round)"
-            want = f"({d},)" if ndim == 1 else f"(n_rounds, {d})"
-            raise ValueError(
-                f"the {what} must have shape {want}, the point's dimension; "
-                f"got shape {g.shape}."
-            )
-        if not np.isfinite(g).all():
-            raise non_finite_error(g, "gradient")
-        g = np.ascontiguousarray(g)
+        g = check_gradients(feedback, d, ndim)
         L = settings["lipschitz"]
         rows = g.reshape(-1, d)
         sq = row_sqnorms(rows)
