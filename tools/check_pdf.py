@@ -17,7 +17,8 @@ With poppler's pdfinfo, pdftotext and pdftoppm (Debian's poppler-utils; `make po
 - the contents have page numbers, and each is right: the page a chapter's or section's entry
   names starts with (or holds) that title; the PDF has a bookmark for every title of the contents;
 - the print layout (_build/pdf/build.json, written by tools/build_pdf.py): no block of the book
-  wider than the text column; the PDF at most --max-mb megabytes (15).
+  wider than the text column; no figure whose palette (tools/pdf_finish.py) changes more than 1 %
+  of its pixels by more than 16 levels; the PDF at most --max-mb megabytes (15).
 
 Prints one line per problem and a summary line (pages, size, titles); exits 1 on any problem.
 """
@@ -214,6 +215,16 @@ def layout_problems(pdf: Path, max_mb: float) -> list[str]:
         )
     if layout["n_over"] > len(layout["over"]):
         problems.append(f"... {layout['n_over']} blocks wider than the column in all")
+    images = built.get("images")
+    if images is None:
+        problems.append(
+            "build.json records no palette images: rebuild the PDF (make pdf)"
+        )
+    elif images["max_share_over_16"] > 0.01:
+        problems.append(
+            f"a figure's palette changes {images['max_share_over_16']:.1%} of its pixels "
+            "by more than 16 levels (at most 1 %)"
+        )
     size = pdf.stat().st_size / 1e6
     if size > max_mb:
         problems.append(f"{size:.1f} MB: more than {max_mb:g} MB")
