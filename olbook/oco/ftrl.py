@@ -85,12 +85,13 @@ class _Leader(OCOLearner):
 
 
 class FTL(_Leader):
-    """Follow the leader: play ``argmin_{x in K} <g_1 + ... + g_t, x>``.
+    """Follow the leader: play ``argmin_{x in K} <theta_t, x>``, the gradients' sum.
 
-    The minimizer of the linear loss summed so far; on ties (a zero sum, or
-    several minimizing vertices) the centre of the minimizers: 0 on a ball,
-    the middle of the box on a zero coordinate, the uniform distribution over
-    the minimizing coordinates on the simplex. ``K`` must be bounded.
+    With ``theta_t = sum_{s <= t} g_s``: the minimizer of the linear loss summed so
+    far; on ties (a zero sum, or several minimizing vertices) the centre of the
+    minimizers: 0 on a ball, the middle of the box on a zero coordinate, the uniform
+    distribution over the minimizing coordinates on the simplex. ``K`` must be
+    bounded.
 
     Parameters
     ----------
@@ -137,13 +138,13 @@ class FTL(_Leader):
 
 
 class FTRL(_Leader):
-    """Follow the regularized leader: ``x_{t+1} = argmin_K eta <g_1 + ... + g_t, x> + R(x)``.
+    """Follow the regularized leader: ``x_{t+1} = argmin_K eta <theta_t, x> + R(x)``.
 
     The *lazy* rule: the point depends on the gradients only through their sum
-    (``gradient_sum_``). Its first point is ``argmin_K R``. For the Euclidean
-    regularizer on R^d it is online gradient descent from 0; with a
-    projection, OGD (the *greedy* rule, :class:`~olbook.oco.OMD`) differs once
-    a projection is active.
+    ``theta_t = sum_{s <= t} g_s`` (``gradient_sum_``). Its first point is
+    ``argmin_K R``. For the Euclidean regularizer on R^d it is online gradient
+    descent from 0; with a projection, OGD (the *greedy* rule,
+    :class:`~olbook.oco.OMD`) differs once a projection is active.
 
     Parameters
     ----------

@@ -101,7 +101,9 @@ class SquaredLoss(_Loss):
 
 
 def gradient_feedback(loss, X, y):
-    """The feedback ``(t, w) -> loss.gradient(w, X[t], y[t])`` of a game on the rows of X.
+    """The feedback of a game played on the rows of ``X``: the loss's gradient at round t.
+
+    It is the function ``(t, w) -> loss.gradient(w, X[t], y[t])``.
 
     Examples
     --------
