@@ -26,6 +26,7 @@ __all__ = [
     "all_finite",
     "non_finite_error",
     "check_gradients",
+    "check_start_point",
     "check_X_y",
     "check_labels",
     "check_binary_targets",
@@ -90,6 +91,23 @@ def non_finite_error(X: np.ndarray, name: str = "X") -> ValueError:
     return ValueError(
         f"{name} contains non-finite values: {n_nan} NaN and {n_inf} inf."
     )
+
+
+def check_start_point(x0) -> np.ndarray:
+    """A game learner's first point ``x0``, checked: a new float64 1-D array.
+
+    A non-numeric, empty, non-1-D or non-finite ``x0`` is a ``ValueError`` (OGD, book
+    section 5.5, and the learners of chapter 8).
+    """
+    try:
+        x = np.array(x0, dtype=np.float64)
+    except (TypeError, ValueError):
+        x = np.zeros((0, 0))
+    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError(
+            f"x0 must be a non-empty finite 1-D array; got shape {x.shape}."
+        )
+    return x
 
 
 def check_gradients(feedback, d: int, ndim: int) -> np.ndarray:

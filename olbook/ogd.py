@@ -22,7 +22,7 @@ import numpy as np
 
 from ._base import GameLearner, GameTrace
 from ._rowops import row_sqnorms, rowwise_dots
-from ._validation import check_gradients, check_positive_float
+from ._validation import check_gradients, check_positive_float, check_start_point
 
 __all__ = ["OGD", "GameTrace", "project_ball", "project_box", "projected_step"]
 
@@ -162,14 +162,7 @@ class OGD(GameLearner):
         self.projection = projection
 
     def _validate_params(self) -> dict:
-        try:
-            x = np.array(self.x0, dtype=np.float64)
-        except (TypeError, ValueError):
-            x = np.zeros((0, 0))
-        if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-            raise ValueError(
-                f"x0 must be a non-empty finite 1-D array; got shape {x.shape}."
-            )
+        x = check_start_point(self.x0)
         D, G = self.diameter, self.lipschitz
         D = None if D is None else check_positive_float(D, "diameter")
         G = None if G is None else check_positive_float(G, "lipschitz")

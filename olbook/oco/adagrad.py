@@ -42,6 +42,7 @@ from .._validation import (
     check_gradients,
     check_nonnegative_float,
     check_positive_float,
+    check_start_point,
 )
 from .sets import Box
 
@@ -152,14 +153,7 @@ class AdaGrad(GameLearner):
         self.feasible_set = feasible_set
 
     def _validate_params(self) -> dict:
-        try:
-            x = np.array(self.x0, dtype=np.float64)
-        except (TypeError, ValueError):
-            x = np.zeros((0, 0))
-        if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-            raise ValueError(
-                f"x0 must be a non-empty finite 1-D array; got shape {x.shape}."
-            )
+        x = check_start_point(self.x0)
         eta = check_positive_float(self.eta, "eta (the step size)")
         diagonal = check_bool(self.diagonal, "diagonal")
         delta = check_nonnegative_float(self.delta, "delta")

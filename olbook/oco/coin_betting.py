@@ -32,7 +32,7 @@ import numpy as np
 
 from .._base import GameLearner, GameTrace
 from .._rowops import dot, lane_dot, row_sqnorms, rowwise_dots
-from .._validation import check_gradients, check_positive_float
+from .._validation import check_gradients, check_positive_float, check_start_point
 
 __all__ = ["CoinBetting", "kt_rounds", "kt_regret_bound"]
 
@@ -135,14 +135,7 @@ class CoinBetting(GameLearner):
         self.lipschitz = lipschitz
 
     def _validate_params(self) -> dict:
-        try:
-            x = np.array(self.x0, dtype=np.float64)
-        except (TypeError, ValueError):
-            x = np.zeros((0, 0))
-        if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-            raise ValueError(
-                f"x0 must be a non-empty finite 1-D array; got shape {x.shape}."
-            )
+        x = check_start_point(self.x0)
         eps = check_positive_float(self.initial_wealth, "initial_wealth")
         L = check_positive_float(self.lipschitz, "lipschitz")
         return {"x0": x, "initial_wealth": eps, "lipschitz": L}
