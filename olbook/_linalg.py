@@ -101,7 +101,8 @@ def rank_one_update(R, w):  # pragma: no cover - compiled
 def covariance_from_cholesky(R):  # pragma: no cover - compiled
     r""":math:`\Sigma = (LL^\top)^{-1} = M^\top M`, :math:`M = L^{-1}`, :math:`L = R^\top`, fixed order.
 
-    Exactly symmetric (each entry is the same sum of the same products).
+    Exactly symmetric: :math:`M` is lower triangular, and :math:`M^\top M` is
+    :func:`covariance_from_factor`'s product.
     """
     d = R.shape[0]
     M = np.zeros((d, d))
@@ -111,15 +112,7 @@ def covariance_from_cholesky(R):  # pragma: no cover - compiled
             for k in range(col, j):
                 acc -= R[k, j] * M[k, col]
             M[j, col] = acc / R[j, j]
-    S = np.empty((d, d))
-    for j in range(d):
-        for k in range(j, d):
-            acc = 0.0
-            for t in range(k, d):
-                acc += M[t, j] * M[t, k]
-            S[j, k] = acc
-            S[k, j] = acc
-    return S
+    return covariance_from_factor(M)
 
 
 # --- the square-root covariance factor of the Gaussian learners -----------------------
