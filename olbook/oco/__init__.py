@@ -37,6 +37,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "omd": ("OMD",),
     "adagrad": ("AdaGrad",),
     "coin_betting": ("CoinBetting",),
+    "ons": ("ONS",),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
