@@ -551,6 +551,7 @@ def oco_base() -> dict[str, dict]:
         },
         "AdaGrad": {"x0": np.zeros(3), "eta": 0.1},
         "CoinBetting": {"x0": np.zeros(3), "lipschitz": 100.0},
+        "ONS": {"x0": np.zeros(3), "gamma": 0.5, "a": 1.0},
     }
 
 
@@ -632,6 +633,8 @@ GAME_INVALID = {
     "diagonal": ["yes"],
     "delta": [-1.0, NAN],
     "initial_wealth": [0.0, -1.0],
+    "gamma": [0.0, -1.0, NAN],
+    "a": [0.0, -1.0, NAN],
 }
 
 
