@@ -99,8 +99,7 @@ pdf: chromium pdf-tools $(STAMP)
 # (--output-sync). A failing step fails make test: no further step starts, the running ones
 # finish, and make names the step that failed above its output.
 TEST_FIRST := test-lint test-pytest
-TEST_STEPS := test-install test-html test-nbval-cpu2 test-nbval test-pdf test-pages test-widths \
-              test-pdf-check
+TEST_STEPS := test-install test-html test-nbval-cpu2 test-nbval test-pdf test-pages test-pdf-check
 .PHONY: $(TEST_FIRST) $(TEST_STEPS)
 test: chromium pdf-tools $(STAMP)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_FIRST)
@@ -139,13 +138,10 @@ test-html: $(STAMP)
 test-pdf: $(STAMP) | test-html
 	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
 
-# 7. every page in headless Chromium (tools/check_pages.py)
+# 7. every page in one headless Chromium (tools/check_pages.py), and in the same pass at 1,280 px:
+#    outputs and figures fit the column (--widths: tools/check_widths.py's checks)
 test-pages: $(STAMP) | test-html
-	$(OFFLINE_RUN) $(BIN)/python tools/check_pages.py _build/html
-
-# 7b. every page at 1,280 px: outputs and figures fit the column (tools/check_widths.py)
-test-widths: $(STAMP) | test-html
-	$(OFFLINE_RUN) $(BIN)/python tools/check_widths.py _build/html
+	$(OFFLINE_RUN) $(BIN)/python tools/check_pages.py --widths _build/html
 
 # 8. the PDF's check (tools/check_pdf.py)
 test-pdf-check: $(STAMP) | test-pdf

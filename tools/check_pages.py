@@ -3,9 +3,10 @@
 Usage: .venv/bin/python tools/check_pages.py [_build/html]     (run by `make test` after the book build)
 
 Every HTML page of the build (all but genindex.html, search.html and the folders _static, _sources,
-_images; every page of _toc.yml must be among them) is opened in headless Chromium, two at a time,
-with a virtual-time budget long enough for MathJax to typeset it; the DOM that Chromium dumps is then
-checked for:
+_images; every page of _toc.yml must be among them) is opened, one after another, in one headless
+Chromium driven through the DevTools protocol (tools/check_widths.py's ``measure``); once MathJax
+has typeset the page (its startup promise), its images have loaded and its fonts are ready, the
+DOM is taken from the page and checked for:
 
 - MathJax errors: mjx-merror elements, data-mjx-error attributes, "Math input error",
   "Undefined control sequence", undefined macros that MathJax shows in red;
@@ -22,6 +23,10 @@ checked for:
   in the page's inline styles or in the book's CSS files (_static). Links (<a href>) may point
   anywhere: a reader follows them or not.
 
+With ``--widths`` (as ``make test`` runs it), the same pass also measures every page for
+tools/check_widths.py (overflowing outputs, wrapped tables, illegible figures) and prints its
+problems and summary: one Chromium session and one typesetting of each page for both checks.
+
 Prints one line per problem ("page: problem"), the pages and formulas checked per part of the book
 (front matter, chapter 1 ... 7, appendix, API: the olbook API pages in book/appendix/api) and a
 summary line; exits 1 if there is any problem, or if a chapter, the appendix or the API part of
@@ -33,15 +38,14 @@ offline (every host name fails to resolve), as for a reader without network.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import base64
 import binascii
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -224,32 +228,6 @@ def pages_of(html_dir: Path) -> list[Path]:
             continue
         pages.append(path)
     return pages
-
-
-def render(chromium: str, page: Path, budget_ms: int, timeout_s: int) -> str:
-    """The DOM of `page` after `budget_ms` of virtual time in headless Chromium (MathJax has typeset)."""
-    with tempfile.TemporaryDirectory(prefix="check_pages_") as profile:
-        cmd = [
-            chromium,
-            *HEADLESS,
-            f"--user-data-dir={profile}",
-            f"--virtual-time-budget={budget_ms}",
-            "--dump-dom",
-            page.as_uri(),
-        ]
-        result = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            env={**os.environ, "HOME": profile},
-        )
-    if result.returncode != 0 or "<body" not in result.stdout:
-        tail = "\n".join(result.stderr.strip().splitlines()[-5:])
-        raise RuntimeError(
-            f"Chromium exited with {result.returncode} and no page:\n{tail}"
-        )
-    return result.stdout
 
 
 class Targets:
@@ -524,13 +502,12 @@ def main() -> int:
         help="_toc.yml (default: the one beside _build)",
     )
     parser.add_argument(
-        "--budget", type=int, default=30000, help="virtual-time budget per page, ms"
-    )
-    parser.add_argument(
         "--timeout", type=int, default=180, help="real-time limit per page, s"
     )
     parser.add_argument(
-        "--jobs", type=int, default=2, help="pages opened at the same time"
+        "--widths",
+        action="store_true",
+        help="also run tools/check_widths.py's checks on the pages opened (one pass)",
     )
     args = parser.parse_args()
 
@@ -571,29 +548,32 @@ def main() -> int:
 
     targets = Targets()
 
-    def one(page: Path) -> tuple[Path, str | None, str | None]:
-        try:
-            return page, render(chromium, page, args.budget, args.timeout), None
-        except (RuntimeError, subprocess.TimeoutExpired, OSError) as exc:
-            return page, None, str(exc)
+    from check_widths import measure, width_problems
 
+    start = time.monotonic()
+    opened = asyncio.run(measure(chromium, to_open, args.timeout, dom=True))
     formulas = 0
     per_part: dict[str, list[int]] = {}  # part: [pages opened, formulas typeset]
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for page, dom, error in pool.map(one, to_open):
-            name = page.relative_to(html_dir).as_posix()
-            counts = per_part.setdefault(part_of(name), [0, 0])
-            counts[0] += 1
-            if error is not None:
-                problems.setdefault(name, []).append(
-                    f"Chromium could not render the page: {error}"
-                )
-                continue
-            count, found = check_page(page, dom, html_dir, targets)
-            formulas += count
-            counts[1] += count
-            if found:
-                problems.setdefault(name, []).extend(found)
+    for page in to_open:
+        name = page.relative_to(html_dir).as_posix()
+        counts = per_part.setdefault(part_of(name), [0, 0])
+        counts[0] += 1
+        if "error" in opened[page]:
+            problems.setdefault(name, []).append(
+                f"Chromium could not render the page: {opened[page]['error']}"
+            )
+            continue
+        count, found = check_page(page, opened[page]["dom"], html_dir, targets)
+        formulas += count
+        counts[1] += count
+        if found:
+            problems.setdefault(name, []).extend(found)
+    width_lines, width_summary, width_failed = [], "", False
+    if args.widths:  # the pages check_widths.py opens: all but the redirect stubs
+        measured = [p for p in to_open if p.stat().st_size > 1000]
+        width_lines, width_summary, width_failed = width_problems(
+            opened, measured, html_dir, time.monotonic() - start
+        )
 
     for part in sorted(toc_parts - set(per_part), key=part_key):
         problems.setdefault(part, []).append(
@@ -621,7 +601,9 @@ def main() -> int:
         f"browser check: {len(pages)} pages, {len(to_open)} opened in Chromium, {formulas} formulas, "
         f"{n_errors} errors"
     )
-    return 1 if n_errors else 0
+    if args.widths:
+        print("\n".join([*width_lines, width_summary]))
+    return 1 if n_errors or width_failed else 0
 
 
 if __name__ == "__main__":

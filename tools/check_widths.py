@@ -208,9 +208,17 @@ def smallest_pt(code: str, page_code: str) -> float:
 
 
 async def measure(
-    chromium: str, pages: list[Path], timeout_s: float
+    chromium: str, pages: list[Path], timeout_s: float, *, dom: bool = False
 ) -> dict[Path, dict]:
+    """Open ``pages`` one after another in one Chromium and measure each (``MEASURE_JS``).
+
+    With ``dom``, each result also holds ``"dom"``, the page's DOM once MathJax has
+    typeset it (before the dropdowns are opened for measuring), for the browser check
+    of tools/check_pages.py; a page that fails then gives ``{"error": message}``
+    instead of stopping the run.
+    """
     found: dict[Path, dict] = {}
+    grab = "document.documentElement.outerHTML" if dom else "null"
     async with devtools_page(chromium, "check_widths_") as (cdp, session):
         await cdp.send(
             "Emulation.setDeviceMetricsOverride",
@@ -229,27 +237,38 @@ async def measure(
                 await new Promise(r => setTimeout(r, 20));
               }}
               await {WAIT_JS.strip()};
-              return {MEASURE_JS.strip()};
+              const dom = {grab};
+              return JSON.stringify({{dom: dom, data: {MEASURE_JS.strip()}}});
             }})()"""
+            error = "no attempt"
             for _attempt in range(3):
-                await cdp.send("Page.navigate", session, url=uri)
-                result = await asyncio.wait_for(
-                    cdp.send(
-                        "Runtime.evaluate",
-                        session,
-                        expression=wait,
-                        awaitPromise=True,
-                        returnByValue=True,
-                    ),
-                    timeout_s,
-                )
+                try:
+                    await cdp.send("Page.navigate", session, url=uri)
+                    result = await asyncio.wait_for(
+                        cdp.send(
+                            "Runtime.evaluate",
+                            session,
+                            expression=wait,
+                            awaitPromise=True,
+                            returnByValue=True,
+                        ),
+                        timeout_s,
+                    )
+                except (asyncio.TimeoutError, RuntimeError, OSError) as exc:
+                    error = f"{type(exc).__name__}: {exc}"
+                    continue
                 if "exceptionDetails" not in result:
-                    found[page] = json.loads(result["result"]["value"])
+                    value = json.loads(result["result"]["value"])
+                    found[page] = json.loads(value["data"])
+                    if dom:
+                        found[page]["dom"] = value["dom"]
                     break
+                details = result["exceptionDetails"]
+                error = str(details.get("exception", {}).get("description") or details)
             else:
-                raise RuntimeError(
-                    f"{page}: measuring failed: {result['exceptionDetails']}"
-                )
+                if not dom:
+                    raise RuntimeError(f"{page}: measuring failed: {error}")
+                found[page] = {"error": error}
     return found
 
 
@@ -284,6 +303,31 @@ def problems_of(page: Path, data: dict) -> tuple[list[str], list[str]]:
     return overflows, illegible
 
 
+def width_problems(
+    found: dict[Path, dict], pages: list[Path], html_dir: Path, seconds: float
+) -> tuple[list[str], str, bool]:
+    """(one line per problem, the summary line, whether any page failed) of ``found``."""
+    lines: list[str] = []
+    n_blocks = n_figures = n_over = n_small = 0
+    for page in pages:
+        data = found[page]
+        if "error" in data:
+            continue
+        n_blocks += len(data["blocks"])
+        n_figures += len(data["figures"])
+        overflows, illegible = problems_of(page, data)
+        n_over += len(overflows)
+        n_small += len(illegible)
+        rel = page.relative_to(html_dir).as_posix()
+        lines += [f"{rel}: {line}" for line in overflows + illegible]
+    summary = (
+        f"width check at {WIDTH} px: {len(pages)} pages, {n_blocks} blocks, "
+        f"{n_figures} figures; {n_over} wider than the column, {n_small} figures with text "
+        f"under {MIN_TEXT_PX:g} px; {seconds:.0f} s"
+    )
+    return lines, summary, bool(n_over or n_small)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html", nargs="?", type=Path, default=Path("_build/html"))
@@ -302,23 +346,11 @@ def main() -> int:
     )
     start = time.monotonic()
     found = asyncio.run(measure(find_chromium("check_widths"), pages, args.timeout))
-    n_blocks = n_figures = n_over = n_small = 0
-    for page in pages:
-        data = found[page]
-        n_blocks += len(data["blocks"])
-        n_figures += len(data["figures"])
-        overflows, illegible = problems_of(page, data)
-        n_over += len(overflows)
-        n_small += len(illegible)
-        rel = page.relative_to(html_dir).as_posix()
-        for line in overflows + illegible:
-            print(f"{rel}: {line}")
-    print(
-        f"width check at {WIDTH} px: {len(pages)} pages, {n_blocks} blocks, "
-        f"{n_figures} figures; {n_over} wider than the column, {n_small} figures with text "
-        f"under {MIN_TEXT_PX:g} px; {time.monotonic() - start:.0f} s"
+    lines, summary, failed = width_problems(
+        found, pages, html_dir, time.monotonic() - start
     )
-    return 1 if n_over or n_small else 0
+    print("\n".join([*lines, summary]))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
