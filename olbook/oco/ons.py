@@ -255,6 +255,7 @@ def ons_rounds(x, A, Ainv, G, gamma, code, radius, X, loss, log_det):
     ``A_t^{-1} g = v / s``, ``y = x - (v / s) / gamma``, and ``x`` becomes the
     projection of ``y`` in the norm of ``A_t`` (``code``: 0 none, 1 simplex,
     2 ball of ``radius``). Fixed-order sums: the same bits on every CPU.
+    Returns whether every number of the state and every loss is finite.
     """
     d = x.shape[0]
     v = np.empty(d)
@@ -284,6 +285,14 @@ def ons_rounds(x, A, Ainv, G, gamma, code, radius, X, loss, log_det):
         else:
             for i in range(d):
                 x[i] = y[i]
+    finite = math.isfinite(log_det[0])
+    for i in range(d):
+        finite = finite and math.isfinite(x[i])
+        for j in range(d):
+            finite = finite and math.isfinite(A[i, j]) and math.isfinite(Ainv[i, j])
+    for r in range(G.shape[0]):
+        finite = finite and math.isfinite(loss[r])
+    return finite
 
 
 def _set_code(feasible_set) -> tuple[int, float]:
@@ -445,12 +454,8 @@ class ONS(GameLearner):
         log_det = np.array([self.log_det_ratio_])
         X = np.empty_like(F)
         loss = np.empty(F.shape[0])
-        ons_rounds(x, A, Ainv, F, s["gamma"], s["code"], s["radius"], X, loss, log_det)
-        if not (
-            np.isfinite(x).all()
-            and np.isfinite(Ainv).all()
-            and np.isfinite(A).all()
-            and np.isfinite(loss).all()
+        if not ons_rounds(
+            x, A, Ainv, F, s["gamma"], s["code"], s["radius"], X, loss, log_det
         ):
             raise ValueError(
                 "the gradients are too large: a point or the matrix is no longer "
