@@ -97,6 +97,10 @@ MEANINGS: dict[str, tuple[str, str]] = {
     "delta": ("AdaGrad's delta, added to the diagonal of H_t", r"diagonal"),
     "initial_wealth": ("the wealth a coin-betting learner starts with", r"wealth"),
     "gamma": ("ONS's gamma: the Newton step is (1/gamma) A_t^{-1} g_t", r"Newton step"),
+    "strong_convexity": (
+        "lambda, the modulus of strong convexity of the losses",
+        r"modulus of strong convexity",
+    ),
 }
 
 
