@@ -635,6 +635,7 @@ GAME_INVALID = {
     "initial_wealth": [0.0, -1.0],
     "gamma": [0.0, -1.0, NAN],
     "a": [0.0, -1.0, NAN],
+    "strong_convexity": [0.0, -1.0, NAN],
 }
 
 
@@ -664,6 +665,8 @@ def test_game_invalid_parameters(cls):
     if cls.__name__ == "OGD":
         game = cls(np.zeros(3), eta="anytime")
         assert_rejected(game, game.reset, "diameter")
+        game = cls(np.zeros(3), eta="strongly_convex")
+        assert_rejected(game, game.reset, "strong_convexity")
 
 
 @pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.__name__)
