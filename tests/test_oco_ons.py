@@ -1,4 +1,4 @@
-"""Tests of olbook.oco.ons: the online Newton step (book section 8.6)."""
+"""Tests of olbook.oco.ons: the online Newton step (book section oco-sec-ons)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The online Newton step: logarithmic regret for exp-concave losses.
 
-Book section 8.6, :ref:`oco-sec-ons`. At round t the learner plays ``x_t``,
+Book section :ref:`oco-sec-ons`. At round t the learner plays ``x_t``,
 is told the gradient ``g_t`` of the round's loss at ``x_t`` and moves to
 
     A_t = a I + g_1 g_1' + ... + g_t g_t',
@@ -367,7 +367,7 @@ class ONS(GameLearner):
     At round t it plays ``x_t``, is told the gradient ``g_t``, pays the linear
     loss ``g_t . x_t``, and moves to the projection, in the norm of
     ``A_t = a I + sum_{s<=t} g_s g_s'``, of ``x_t - (1/gamma) A_t^{-1} g_t``
-    (Hazan, Agarwal & Kale 2007; book section 8.6).
+    (Hazan, Agarwal & Kale 2007; book section :ref:`oco-sec-ons`).
 
     Parameters
     ----------
