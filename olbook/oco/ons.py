@@ -16,8 +16,12 @@ diameter ``D``, the parameters ``gamma = min(1/(4 G D), alpha) / 2`` and
 
 The learner keeps ``A_t`` (updated by adding ``g g'``) and its inverse
 (updated by the Sherman-Morrison formula, each entry computed once for both
-triangles, so that it stays exactly symmetric); every sum is a compiled loop
-in a fixed order (the same bits on every CPU; no BLAS). The projection:
+triangles, so that it stays exactly symmetric). That update subtracts, which
+the Gaussian learners avoid; here the eigenvalues of ``A_t`` never fall below
+``a`` and its condition number is at most ``1 + sum_t ||g_t||^2 / a`` (the
+tests check ``A A^{-1} = I`` to 1e-12 at a condition number of 2e7). Every sum
+is a compiled loop in a fixed order (the same bits on every CPU; no BLAS).
+The projection:
 
 * R^d (``feasible_set=None``): none;
 * the simplex: a primal active-set method for the quadratic program (exact up
