@@ -7,15 +7,21 @@ through its (sub)gradient ``g_t`` at ``x_t``, and the learner moves to
 ``||g_t|| <= G``, the regret is at most ``D^2/(2 eta) + eta G^2 T / 2`` for a
 fixed eta, ``D G sqrt(T)`` for ``eta = D/(G sqrt T)``, and
 ``(3/2) D G sqrt(T)`` for ``eta_t = D/(G sqrt t)`` (book,
-:prf:ref:`regret-thm-ogd` and :prf:ref:`regret-thm-ogd-anytime`).
+:prf:ref:`regret-thm-ogd` and :prf:ref:`regret-thm-ogd-anytime`). If every
+loss is ``lambda``-strongly convex, ``eta_t = 1/(lambda t)`` gives regret at
+most ``(G^2/(2 lambda)) (1 + ln T)`` (book, :ref:`oco-sec-strongly-convex`,
+:prf:ref:`oco-thm-strongly-convex-ogd`).
 
-Reference: M. Zinkevich, "Online convex programming and generalized
-infinitesimal gradient ascent", ICML 2003, theorem 1.
+References: M. Zinkevich, "Online convex programming and generalized
+infinitesimal gradient ascent", ICML 2003, theorem 1; E. Hazan, A. Agarwal and
+S. Kale, "Logarithmic regret algorithms for online convex optimization",
+Machine Learning 69 (2007), theorem 1.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -24,7 +30,14 @@ from ._base import GameLearner, GameTrace
 from ._rowops import row_sqnorms, rowwise_dots
 from ._validation import check_gradients, check_positive_float, check_start_point
 
-__all__ = ["OGD", "GameTrace", "project_ball", "project_box", "projected_step"]
+__all__ = [
+    "OGD",
+    "GameTrace",
+    "project_ball",
+    "project_box",
+    "projected_step",
+    "strongly_convex_step",
+]
 
 
 class _Ball:
@@ -93,6 +106,36 @@ def projected_step(
     return y
 
 
+def strongly_convex_step(strong_convexity: float, t: int) -> float:
+    """The step ``eta_t = 1/(lambda t)`` of OGD on ``lambda``-strongly convex losses.
+
+    ``lambda = strong_convexity`` and t is the (1-based) round. With this step
+    the coefficient of every ``||x_t - u||^2`` in the regret's telescoping sum
+    is zero, and the regret is at most ``(G^2/(2 lambda)) (1 + ln T)`` (Hazan,
+    Agarwal & Kale 2007, theorem 1; book :prf:ref:`oco-thm-strongly-convex-ogd`).
+    A ``strong_convexity`` that is not a finite number > 0, or a round ``t`` that
+    is not an integer >= 1, is a ``ValueError``.
+
+    Examples
+    --------
+    >>> from olbook.ogd import strongly_convex_step
+    >>> [strongly_convex_step(0.5, t) for t in (1, 2, 4)]
+    [2.0, 1.0, 0.5]
+    """
+    lam_ok = isinstance(strong_convexity, numbers.Real) and not isinstance(
+        strong_convexity, bool
+    )
+    t_ok = isinstance(t, numbers.Integral) and not isinstance(t, bool)
+    if not (lam_ok and t_ok) or not (
+        strong_convexity > 0 and math.isfinite(strong_convexity) and t >= 1
+    ):
+        raise ValueError(
+            "strongly_convex_step needs a finite strong_convexity > 0 and a round "
+            f"t >= 1; got strong_convexity={strong_convexity!r}, t={t!r}."
+        )
+    return 1.0 / (strong_convexity * t)
+
+
 class OGD(GameLearner):
     """Projected online gradient descent (on the protocol of :class:`~olbook._base.GameLearner`).
 
@@ -104,16 +147,22 @@ class OGD(GameLearner):
     ----------
     x0 : array_like of shape (d,)
         The first point ``x_1`` (it must lie in the feasible set).
-    eta : float > 0 or {"tuned", "anytime"}, default="anytime"
+    eta : float > 0 or {"tuned", "anytime", "strongly_convex"}, default="anytime"
         The step size: a fixed step; ``"tuned"``: ``D / (G sqrt(horizon))``;
-        ``"anytime"``: ``eta_t = D / (G sqrt(t))``.
+        ``"anytime"``: ``eta_t = D / (G sqrt(t))``; ``"strongly_convex"``:
+        ``eta_t = 1 / (lambda t)`` (:func:`strongly_convex_step`).
     diameter, lipschitz : float, optional
         D (diameter of the feasible set) and G (bound on the gradient norms);
-        required by ``"tuned"``, ``"anytime"`` and :meth:`regret_bound`.
+        required by ``"tuned"``, ``"anytime"`` and :meth:`regret_bound`
+        (``"strongly_convex"`` needs only G, and only for :meth:`regret_bound`).
     horizon : int, optional
         T, required by and only used with ``"tuned"``.
     projection : callable, optional
         ``x -> Proj_K(x)``; ``None`` means no constraint (K = R^d).
+    strong_convexity : float > 0, optional
+        lambda, the modulus of strong convexity of the losses (each ``f_t`` is
+        ``lambda``-strongly convex); required by and only used with
+        ``eta="strongly_convex"``.
 
     Attributes
     ----------
@@ -153,6 +202,7 @@ class OGD(GameLearner):
         lipschitz: float | None = None,
         horizon: int | None = None,
         projection: Callable[[np.ndarray], np.ndarray] | None = None,
+        strong_convexity: float | None = None,
     ) -> None:
         self.x0 = x0
         self.eta = eta
@@ -160,14 +210,28 @@ class OGD(GameLearner):
         self.lipschitz = lipschitz
         self.horizon = horizon
         self.projection = projection
+        self.strong_convexity = strong_convexity
 
     def _validate_params(self) -> dict:
         x = check_start_point(self.x0)
         D, G = self.diameter, self.lipschitz
         D = None if D is None else check_positive_float(D, "diameter")
         G = None if G is None else check_positive_float(G, "lipschitz")
-        eta, horizon = self._checked_eta(("tuned", "anytime"))
-        if isinstance(eta, str) and (D is None or G is None):
+        lam = self.strong_convexity
+        lam = None if lam is None else check_positive_float(lam, "strong_convexity")
+        eta, horizon = self._checked_eta(("tuned", "anytime", "strongly_convex"))
+        if eta == "strongly_convex":
+            if lam is None:
+                raise ValueError(
+                    "eta='strongly_convex' needs strong_convexity (lambda > 0, the "
+                    "modulus of strong convexity of the losses)."
+                )
+        elif lam is not None:
+            raise ValueError(
+                "strong_convexity is only used with eta='strongly_convex'; got "
+                f"strong_convexity={lam!r} with eta={eta!r}."
+            )
+        elif isinstance(eta, str) and (D is None or G is None):
             raise ValueError(f"eta={eta!r} needs diameter (D) and lipschitz (G).")
         if self.projection is not None and not callable(self.projection):
             raise ValueError(
@@ -181,6 +245,7 @@ class OGD(GameLearner):
             "diameter": D,
             "lipschitz": G,
             "projection": self.projection,
+            "strong_convexity": lam,
         }
 
     def _reset_state(self, settings: dict) -> None:
@@ -192,6 +257,8 @@ class OGD(GameLearner):
             return s["diameter"] / (s["lipschitz"] * math.sqrt(s["horizon"]))
         if s["eta"] == "anytime":
             return s["diameter"] / (s["lipschitz"] * math.sqrt(t))
+        if s["eta"] == "strongly_convex":
+            return strongly_convex_step(s["strong_convexity"], t)
         return s["eta"]
 
     def eta_at(self, t: int) -> float:
@@ -236,8 +303,23 @@ class OGD(GameLearner):
         )
 
     def regret_bound(self, n_rounds: int) -> float:
-        """Zinkevich's bound after ``n_rounds`` rounds, with D and G as given."""
+        """The regret bound after ``n_rounds`` rounds, with D, G (and lambda) as given.
+
+        Zinkevich's bound for a fixed, ``"tuned"`` or ``"anytime"`` step; with
+        ``eta="strongly_convex"``, ``(G^2/(2 lambda)) (1 + ln T)`` (Hazan, Agarwal
+        & Kale 2007, theorem 1), which needs only G.
+        """
         s = self._settings()
+        if s["eta"] == "strongly_convex":
+            if s["lipschitz"] is None:
+                raise ValueError(
+                    "regret_bound with eta='strongly_convex' needs lipschitz (G)."
+                )
+            T = int(n_rounds)
+            if T < 1:
+                raise ValueError(f"n_rounds must be >= 1; got {n_rounds!r}.")
+            G, lam = s["lipschitz"], s["strong_convexity"]
+            return G * G / (2.0 * lam) * (1.0 + math.log(T))
         if s["diameter"] is None or s["lipschitz"] is None:
             raise ValueError("regret_bound needs diameter (D) and lipschitz (G).")
         D, G, T = s["diameter"], s["lipschitz"], int(n_rounds)

@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from olbook.ogd import OGD, project_ball, project_box, projected_step
+from olbook.ogd import (
+    OGD,
+    project_ball,
+    project_box,
+    projected_step,
+    strongly_convex_step,
+)
 
 
 def test_projections():
@@ -186,3 +192,104 @@ def test_projected_step():
     )
     with pytest.raises(ValueError, match="projection returned"):
         projected_step(x, g, 0.25, lambda y: y[:1])
+
+
+# ----------------------------------------------------- strongly convex losses (8.5)
+def reference_strongly_convex(x0, lam, z, proj, offset=0):
+    """x_{t+1} = Proj(x_t - g_t / (lam (t + offset))) in plain numpy, on the losses
+    (lam/2)||x - z_t||^2 + |x|_1 / 4 (gradient lam (x - z_t) + sign(x)/4);
+    offset=1 is an off-by-one in t."""
+    x, points = np.array(x0, dtype=float), []
+    for t in range(1, len(z) + 1):
+        points.append(x.copy())
+        g = lam * (x - z[t - 1]) + np.sign(x) / 4
+        x = proj(x - g / (lam * (t + offset)))
+    return np.array(points), x
+
+
+@pytest.mark.parametrize("where", ["ball", "box", "none"])
+def test_strongly_convex_step_against_reference(where):
+    """Every point of eta="strongly_convex" at lambda = 0.37 against the rule written
+    in plain numpy; an off-by-one in t (1/(lambda (t + 1))) is caught."""
+    rng = np.random.default_rng(85)
+    T, d, lam = 60, 3, 0.37
+    z = rng.standard_normal((T, d)) * 2
+    proj = {
+        "ball": lambda x: x * min(1.0, 1.5 / np.sqrt(x @ x)) if x @ x > 0 else x,
+        "box": lambda x: np.clip(x, -0.8, 1.1),
+        "none": lambda x: x,
+    }[where]
+    projection = {"ball": project_ball(1.5), "box": project_box(-0.8, 1.1)}.get(where)
+    x0 = np.array([0.3, -0.2, 0.1])
+    o = OGD(x0, eta="strongly_convex", strong_convexity=lam, projection=projection)
+    trace = o.run(lambda t, x: lam * (x - z[t]) + np.sign(x) / 4, T)
+    assert [o.eta_at(t) for t in (1, 2, 7)] == [1 / lam, 1 / (2 * lam), 1 / (7 * lam)]
+    points, last = reference_strongly_convex(x0, lam, z, proj)
+    assert np.allclose(trace.points, points, rtol=1e-12, atol=1e-15)
+    assert np.allclose(o.x_, last, rtol=1e-12, atol=1e-15)
+    planted, _ = reference_strongly_convex(x0, lam, z, proj, offset=1)
+    assert not np.allclose(trace.points, planted, rtol=1e-6, atol=1e-9)
+
+
+def test_strongly_convex_step_function():
+    assert strongly_convex_step(0.25, 2) == 2.0
+    assert strongly_convex_step(3, np.int64(5)) == 1 / 15
+    bad = [(0.0, 1), (-1.0, 1), (math.nan, 1), (math.inf, 1), (True, 1), ("1", 1)]
+    bad += [(1.0, 0), (1.0, 1.5), (1.0, True)]
+    for lam, t in bad:
+        with pytest.raises(ValueError, match="strong_convexity > 0"):
+            strongly_convex_step(lam, t)
+
+
+def test_strongly_convex_validation_and_unchanged_state():
+    with pytest.raises(ValueError, match="needs strong_convexity"):
+        OGD([0.0], eta="strongly_convex").reset()
+    for bad in [0, 0.0, -0.5, math.nan, math.inf, -math.inf, "1", True]:
+        with pytest.raises(ValueError, match="strong_convexity"):
+            OGD([0.0], eta="strongly_convex", strong_convexity=bad).reset()
+        with pytest.raises(ValueError, match="strong_convexity"):
+            OGD([0.0], eta="strongly_convex", strong_convexity=bad).update([1.0])
+    with pytest.raises(ValueError, match="only used with eta='strongly_convex'"):
+        OGD([0.0], eta=0.1, strong_convexity=1.0).reset()
+    with pytest.raises(ValueError, match="only used with eta='strongly_convex'"):
+        OGD([0.0], eta="anytime", diameter=1, lipschitz=1, strong_convexity=1).reset()
+    o = OGD([0.0, 1.0], eta="strongly_convex", strong_convexity=2.0)
+    o.update([1.0, -1.0])
+    assert np.array_equal(o.x_, [-0.5, 1.5])  # step 1/(2 * 1)
+    before = (o.x_.copy(), o.n_rounds_)
+    o.strong_convexity = -1.0  # a change during a game is refused
+    with pytest.raises(ValueError, match="strong_convexity"):
+        o.update([1.0, 1.0])
+    assert np.array_equal(o.x_, before[0]) and o.n_rounds_ == before[1]
+    o.strong_convexity = 2.0
+    with pytest.raises(ValueError, match="needs lipschitz"):
+        o.regret_bound(10)  # no diameter needed, but G is
+    o = OGD([0.0], eta="strongly_convex", strong_convexity=2.0, lipschitz=3.0)
+    with pytest.raises(ValueError, match="n_rounds"):
+        o.regret_bound(0)
+
+
+def test_strongly_convex_bound_value_and_tight_game():
+    """The bound (G^2/(2 lambda))(1 + ln T); on the adaptive game whose gradients all
+    have norm G (z_t = x_t - (G/lambda) s_t), the regret is (G^2/(2 lambda)) H_T."""
+    lam, G = 0.5, 0.75
+    o = OGD([0.0], eta="strongly_convex", strong_convexity=lam, lipschitz=G)
+    assert o.regret_bound(1) == pytest.approx(G * G / (2 * lam))
+    assert o.regret_bound(1000) == pytest.approx(
+        G * G / (2 * lam) * (1 + math.log(1000))
+    )
+    T = 500
+    zs = []
+
+    def adversary(t, x):
+        s = 1.0 if x[0] <= 0 else -1.0
+        zs.append(x[0] - G / lam * s)
+        return np.array([G * s])
+
+    X = o.run(adversary, T).points[:, 0]
+    z = np.array(zs)
+    u = z.mean()
+    regret = lam / 2 * (np.sum((X - z) ** 2) - np.sum((u - z) ** 2))
+    H_T = math.fsum(1 / t for t in range(1, T + 1))
+    assert regret == pytest.approx(G * G / (2 * lam) * H_T, rel=1e-10)
+    assert 0.9 * o.regret_bound(T) < regret <= o.regret_bound(T)
