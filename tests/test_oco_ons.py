@@ -228,6 +228,10 @@ def test_bad_input_and_parameters():
             game.reset()
     with pytest.raises(ValueError, match="simplex"):
         ONS([0.5, 0.6], feasible_set=Simplex()).reset()
+    with pytest.raises(ValueError, match="simplex"):
+        project_in_norm([1.0, 2.0], np.eye(2), Simplex(), start=[-0.5, 1.5])
+    with pytest.raises(ValueError, match="matrix"):
+        project_in_norm([1.0, 2.0], np.eye(3), Simplex())
     with pytest.raises(ValueError, match="ball"):
         ONS([2.0, 0.0], feasible_set=Ball(1.0)).reset()
     game = ONS(np.zeros(2)).reset()

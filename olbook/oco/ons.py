@@ -336,6 +336,8 @@ def project_in_norm(y, A, feasible_set, start=None) -> np.ndarray:
     out = np.empty_like(y)
     if code == _SIMPLEX:
         x = np.full(y.size, 1.0 / y.size) if start is None else check_start_point(start)
+        if x.shape != y.shape or x.min() < 0.0 or abs(math.fsum(x) - 1.0) > 1e-12:
+            raise ValueError("start must be a point of the simplex, of y's length.")
         project_simplex_in_norm(y, A, x, out)
     elif code == _BALL:
         project_ball_in_norm(y, A, radius, out)
