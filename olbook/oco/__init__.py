@@ -8,6 +8,11 @@ Book chapter 8, :ref:`oco-chapter`. Learners on the protocol of
 * :class:`OMD` (module :mod:`olbook.oco.omd`, section 8.2);
 * :class:`AdaGrad` (section 8.3) and :class:`CoinBetting` (section 8.4).
 
+The scikit-learn classifiers :class:`AdaGradClassifier` and
+:class:`CoinBettingClassifier` (module :mod:`olbook.oco.classifiers`) are
+those two learners fed the gradients of the hinge or logistic loss of a
+linear classifier, with ``fit``/``partial_fit``.
+
 Their pieces: feasible sets with exact projections (:class:`Ball`,
 :class:`Box`, :class:`Simplex`), regularizers or mirror maps
 (:class:`Euclidean`, :class:`Entropic`, :class:`PNorm`) and losses of a linear
@@ -38,6 +43,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "adagrad": ("AdaGrad",),
     "coin_betting": ("CoinBetting",),
     "ons": ("ONS",),
+    "classifiers": ("AdaGradClassifier", "CoinBettingClassifier"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
