@@ -287,6 +287,9 @@ INVALID: dict[str, list] = {
     "shrinking": ["yes", 1],
     "random_state": [-1, "seed"],
     "trace": ["yes", 1, None],
+    "delta": [-1.0, NAN],
+    "initial_wealth": [0.0, -1.0, NAN],
+    "lipschitz": [0.0, -1.0, NAN],
 }
 #: values that are invalid only for some learners: (class name, parameter) -> values.
 INVALID_FOR = {
