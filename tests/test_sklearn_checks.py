@@ -35,6 +35,11 @@ def public_estimator_classes() -> list[type]:
             and not inspect.isabstract(obj)
         ):
             found.append(obj)
+    oco = olbook.oco  # its scikit-learn classifiers (AdaGrad, coin betting)
+    for name in sorted(oco.__all__):
+        obj = getattr(oco, name)
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+            found.append(obj)
     return found
 
 
