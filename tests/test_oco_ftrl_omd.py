@@ -265,6 +265,28 @@ def test_simplex_projection_kkt_exact():
         assert np.allclose(x, ref_simplex(y), atol=1e-12)
 
 
+@pytest.mark.parametrize("d", [1, 2, 7, 40])
+def test_omd_simplex_projection_kept_in_order_has_the_bits_of_a_full_sort(d):
+    """OMD's loop sorts y by insertion from the last round's order: the points
+    equal, bit for bit, a loop that projects each round with a full sort
+    (ties and repeated values included)."""
+    from olbook.oco.sets import project_into
+
+    rng = np.random.default_rng(d)
+    F = rng.standard_normal((300, d))
+    F[::7] = np.round(F[::7])  # repeated values: ties in the sort
+    F[50:60] *= 40.0  # large steps: the order changes much
+    omd = OMD(Euclidean(), 0.37, Simplex(), dim=d)
+    X = omd.run(F).points
+    x = Simplex().project(np.zeros(d))
+    for t in range(F.shape[0]):
+        assert np.array_equal(X[t], x), t
+        y = x - 0.37 * F[t]
+        out = np.empty(d)
+        project_into(y, 3, 0.0, 0.0, 2.0, out)
+        x = out
+
+
 def test_sets_diameter_and_errors():
     assert Ball(2.0).diameter(5) == 4.0
     assert Box(-1.0, 1.0).diameter(4) == 4.0

@@ -26,7 +26,7 @@ import numpy as np
 
 from ._oco_base import OCOLearner, check_dim, check_eta, check_pair
 from .regularizers import mirror_grad_into, mirror_inverse_into
-from .sets import project_into
+from .sets import project_into, project_simplex_ordered
 
 __all__ = ["OMD", "omd_run"]
 
@@ -43,13 +43,18 @@ def omd_run(F, x, z, eta, mcode, p, scode, a, b, sp):  # pragma: no cover - comp
     x = x.copy()
     z = z.copy()
     y = np.empty(d)
+    u = np.empty(d)
+    order = np.arange(d)  # the simplex projection's sorting order, kept between rounds
     for t in range(T):
         for i in range(d):
             X[t, i] = x[i]
         if mcode == 0:  # OGD: Proj_K(x - eta g)
             for i in range(d):
                 y[i] = x[i] - eta * F[t, i]
-            project_into(y, scode, a, b, sp, x)
+            if scode == 3:
+                project_simplex_ordered(y, order, u, x)
+            else:
+                project_into(y, scode, a, b, sp, x)
         elif mcode == 1:  # x_i ~ x_i exp(-eta g_i), in log space
             for i in range(d):
                 z[i] = z[i] - eta * F[t, i]
