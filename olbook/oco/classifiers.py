@@ -71,22 +71,20 @@ def loss_slope(m, logistic):
 
 
 @numba.njit(cache=True)
-def adagrad_classifier_epoch(X, y, w, sq, eta, delta, logistic, mistakes, updates):
+def adagrad_classifier_epoch(
+    X, y, w, sq, eta, delta, logistic, low, high, G, P, paid, mistakes, updates
+):
     """One pass of diagonal AdaGrad over ``(X, y)``; ``w`` and ``sq`` change in place.
 
     Round ``i``: the score ``f = w.x_i`` (fixed order), the mistake
     ``sign(f) != y_i``, the gradient ``g = (-y_i c) x_i`` with
     ``c = loss_slope(y_i f)``, then, if ``g != 0``, one round of
     :func:`~olbook.oco.adagrad.adagrad_diagonal_rounds` on R^d (a zero
-    gradient changes nothing there). Returns -1, or the index of the first
-    row holding a NaN or an inf.
+    gradient changes nothing there; ``low = -inf`` and ``high = inf`` are its
+    box, ``G``, ``P`` (1, d) and ``paid`` (1,) its buffers). Returns -1, or
+    the index of the first row holding a NaN or an inf.
     """
     n, d = X.shape
-    G = np.empty((1, d))
-    P = np.empty((1, d))
-    paid = np.empty(1)
-    low = np.full(d, -np.inf)
-    high = np.full(d, np.inf)
     for i in range(n):
         f, nonfinite = row_score(w, X, i)
         if nonfinite != 0.0:
@@ -280,8 +278,11 @@ class AdaGradClassifier(_GradientLinearClassifier):
         w, sq, A = self._w.copy(), self.sum_sq_gradients_.copy(), self._examples(X)
         mistakes, updates = self._flags(X.shape[0])
         eta, delta = float(self.eta), float(self.delta)
-        args = (y, w, sq, eta, delta, self._check_loss(), mistakes, updates)
-        self._run_loop(A, adagrad_classifier_epoch, None, *args)
+        d = w.shape[0]
+        box = (np.full(d, -np.inf), np.full(d, np.inf))
+        buffers = (np.empty((1, d)), np.empty((1, d)), np.empty(1))
+        args = (y, w, sq, eta, delta, self._check_loss(), *box, *buffers)
+        self._run_loop(A, adagrad_classifier_epoch, None, *args, mistakes, updates)
         self._publish(w)
         self.sum_sq_gradients_ = sq
         return mistakes, updates
