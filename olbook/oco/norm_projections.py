@@ -1,0 +1,271 @@
+"""Projections in the norm of a positive definite matrix: ``argmin_{z in K} ||z - y||_A``.
+
+Book section :ref:`oco-sec-ons`: the online Newton step (:class:`~olbook.oco.ONS`)
+projects in the norm ``||v||_A^2 = v' A v`` of its matrix ``A_t``. The sets:
+
+* R^d (``feasible_set=None``): none;
+* the simplex: a primal active-set method for the quadratic program (exact up
+  to rounding: it ends when the multipliers of the zero coordinates are
+  ``>= -SIMPLEX_TOL`` times the scale of the gradient ``A (x - y)``);
+* the Euclidean ball of radius R: ``x = (A + lambda I)^{-1} A y`` with the
+  ``lambda >= 0`` that puts ``x`` on the sphere, found by Newton's method on
+  ``1/R - 1/||x(lambda)||`` (Moré and Sorensen), stopped at a relative error
+  ``BALL_TOL`` in ``||x||``, then scaled onto the sphere.
+
+Each linear system is solved by a Cholesky factor ``R = L'`` (upper triangular,
+row-major) and the two triangular solves of :mod:`olbook._linalg`
+(:func:`~olbook._linalg.solve_with_factor`); every sum is added in one fixed
+order (no BLAS, no ``fastmath``), so the results are the same on every CPU.
+
+References: J. J. Moré and D. C. Sorensen, "Computing a trust region step",
+SIAM J. Sci. Stat. Comput. 4, 1983; E. Hazan, A. Agarwal and S. Kale,
+"Logarithmic regret algorithms for online convex optimization", Machine
+Learning 69, 2007.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from .._linalg import forward_solve, solve_with_factor
+from .._rowops import dot
+from .._validation import check_start_point
+from .sets import Ball, Simplex
+
+__all__ = [
+    "project_in_norm",
+    "project_simplex_in_norm",
+    "project_ball_in_norm",
+    "projection_code",
+    "REALS",
+    "SIMPLEX",
+    "BALL",
+    "SIMPLEX_TOL",
+    "BALL_TOL",
+]
+
+#: The codes of the feasible sets in compiled loops (:func:`projection_code`).
+REALS, SIMPLEX, BALL = 0, 1, 2
+#: The relative tolerance of the simplex projection's multipliers.
+SIMPLEX_TOL = 1e-12
+#: The relative tolerance of the ball projection's norm before the final scaling.
+BALL_TOL = 1e-14
+
+
+@numba.njit(cache=True)
+def _cholesky_upper(R):  # pragma: no cover - compiled
+    """Overwrite ``R`` (n x n, symmetric positive definite, read on and above the
+    diagonal) with ``L'``, its upper triangular Cholesky factor ``M = L L'``.
+
+    Outer-product form, row by row: row ``j`` is divided by its pivot, then
+    subtracted (times its entry ``j, i``) from each later row ``i``: every entry
+    receives its terms in increasing ``j``, element-wise.
+    """
+    n = R.shape[0]
+    for j in range(n):
+        p = R[j, j]
+        p = math.sqrt(p) if p > 0.0 else 1e-300
+        R[j, j] = p
+        row = R[j, j + 1 :]
+        for k in range(row.shape[0]):
+            row[k] = row[k] / p
+        for i in range(j + 1, n):
+            c = row[i - j - 1]
+            dst, src = R[i, i:], row[i - j - 1 :]
+            for k in range(dst.shape[0]):
+                dst[k] = dst[k] - c * src[k]
+
+
+@numba.njit(cache=True)
+def _matvec(A, y, out):  # pragma: no cover - compiled
+    for i in range(A.shape[0]):
+        out[i] = dot(A[i], y)
+
+
+@numba.njit(cache=True)
+def project_simplex_in_norm(y, A, x, out):  # pragma: no cover - compiled
+    """Write ``argmin {(z - y)' A (z - y) : z >= 0, sum z = 1}`` into ``out``.
+
+    A primal active-set method started at the feasible point ``x``: on the
+    free coordinates F (those not held at 0) it solves
+    ``A_FF z_F = (A y)_F + lambda 1``, ``sum z_F = 1``; it steps towards that
+    point until a coordinate reaches 0 (which joins the held ones), and at the
+    point itself it frees the held coordinate whose multiplier
+    ``(A (z - y))_i - lambda`` is most negative, ending when none is below
+    ``-SIMPLEX_TOL`` times the scale of ``A (z - y)``.
+    """
+    d = y.shape[0]
+    q = np.empty(d)
+    _matvec(A, y, q)
+    z = x.copy()
+    held = np.zeros(d, dtype=np.bool_)
+    for i in range(d):
+        held[i] = z[i] <= 0.0
+        if held[i]:
+            z[i] = 0.0
+    free = np.empty(d, dtype=np.int64)
+    grad = np.empty(d)
+    buf, vec = np.empty(d * d), np.empty((5, d))  # the systems on F, sliced to |F|
+    lam = 0.0
+    at_solution = False
+    for _ in range(20 * d + 20):
+        if not at_solution:
+            n = 0
+            for i in range(d):
+                if not held[i]:
+                    free[n] = i
+                    n += 1
+            M = buf[: n * n].reshape((n, n))
+            qF, ones, u = vec[0, :n], vec[1, :n], vec[2, :n]
+            v, work = vec[3, :n], vec[4, :n]
+            for r in range(n):
+                for c in range(n):
+                    M[r, c] = A[free[r], free[c]]
+                qF[r] = q[free[r]]
+                ones[r] = 1.0
+            _cholesky_upper(M)
+            solve_with_factor(M, qF, work, u)  # u = A_FF^{-1} (A y)_F
+            solve_with_factor(M, ones, work, v)  # v = A_FF^{-1} 1
+            su = 0.0
+            sv = 0.0
+            for r in range(n):
+                su += u[r]
+                sv += v[r]
+            lam = (1.0 - su) / sv
+            step = 1.0
+            block = -1
+            for r in range(n):
+                target = u[r] + lam * v[r]
+                cur = z[free[r]]
+                if target < cur and target < 0.0:
+                    ratio = cur / (cur - target)
+                    if ratio < step:
+                        step = ratio
+                        block = r
+            for r in range(n):
+                i = free[r]
+                target = u[r] + lam * v[r]
+                z[i] = target if step == 1.0 else z[i] + step * (target - z[i])
+            if block >= 0:
+                z[free[block]] = 0.0
+                held[free[block]] = True
+                continue
+            at_solution = True
+        # multipliers of the held coordinates: (A (z - y))_i - lambda
+        _matvec(A, z, grad)
+        scale = abs(lam)
+        for i in range(d):
+            grad[i] -= q[i]
+            scale = max(scale, abs(grad[i]))
+        worst = -SIMPLEX_TOL * scale
+        j = -1
+        for i in range(d):
+            if held[i] and grad[i] - lam < worst:
+                worst = grad[i] - lam
+                j = i
+        if j < 0:
+            break
+        held[j] = False
+        at_solution = False
+    for i in range(d):
+        out[i] = z[i]
+
+
+@numba.njit(cache=True)
+def project_ball_in_norm(y, A, radius, out):  # pragma: no cover - compiled
+    """Write ``argmin {(z - y)' A (z - y) : ||z||_2 <= radius}`` into ``out``.
+
+    Inside the ball ``y`` itself; outside, ``z = (A + lambda I)^{-1} A y`` with
+    ``lambda`` from Newton's iteration on ``1/R - 1/||z(lambda)||`` started at
+    0 (it increases to the root: the function is concave and increasing),
+    stopped when ``||z|| <= R (1 + BALL_TOL)``; ``z`` is then scaled onto the
+    sphere.
+    """
+    d = y.shape[0]
+    ny = math.sqrt(dot(y, y))
+    if ny <= radius:
+        for i in range(d):
+            out[i] = y[i]
+        return
+    q = np.empty(d)
+    _matvec(A, y, q)
+    M = np.empty((d, d))
+    z = np.empty(d)
+    w = np.empty(d)
+    lam = 0.0
+    nz = ny
+    for _ in range(200):
+        for r in range(d):
+            for c in range(d):
+                M[r, c] = A[r, c]
+            M[r, r] += lam
+        _cholesky_upper(M)
+        solve_with_factor(M, q, w, z)  # z = (A + lambda I)^{-1} A y
+        nz = math.sqrt(dot(z, z))
+        if nz <= radius * (1.0 + BALL_TOL):
+            break
+        nw2 = forward_solve(M, z, w)  # ||L^{-1} z||^2 = z' (A + lambda I)^{-1} z
+        new = lam + (nz * nz / nw2) * (nz - radius) / radius
+        if not new > lam:
+            break
+        lam = new
+    r = radius / nz if nz > radius else 1.0
+    for i in range(d):
+        out[i] = z[i] * r
+
+
+def projection_code(feasible_set) -> tuple[int, float]:
+    """The code of ``feasible_set`` for compiled loops and its radius.
+
+    ``(REALS, 0.0)`` for ``None`` (R^d), ``(SIMPLEX, 0.0)`` for
+    :class:`~olbook.oco.Simplex`, ``(BALL, R)`` for a Euclidean
+    :class:`~olbook.oco.Ball` of radius ``R``; any other set is a ``ValueError``.
+    """
+    if feasible_set is None:
+        return REALS, 0.0
+    if isinstance(feasible_set, Simplex):
+        return SIMPLEX, 0.0
+    if isinstance(feasible_set, Ball) and feasible_set.p == 2.0:
+        return BALL, feasible_set.radius
+    raise ValueError(
+        "feasible_set must be None (R^d), olbook.oco.Simplex() or a Euclidean "
+        f"olbook.oco.Ball(radius): the projection in the norm of A_t onto {feasible_set!r} "
+        "is not computed."
+    )
+
+
+def project_in_norm(y, A, feasible_set, start=None) -> np.ndarray:
+    """The projection ``argmin_{z in K} (z - y)' A (z - y)`` (a new array).
+
+    ``A`` is symmetric positive definite (d, d); ``feasible_set`` is ``None``
+    (R^d: ``y``), :class:`~olbook.oco.Simplex` or a Euclidean
+    :class:`~olbook.oco.Ball`. ``start``: a point of the simplex where the
+    active-set method starts (default: the uniform point). Book section
+    :ref:`oco-sec-ons`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olbook.oco import Simplex
+    >>> project_in_norm([2.0, 0.0], np.eye(2), Simplex())  # Euclidean for A = I
+    array([1., 0.])
+    """
+    code, radius = projection_code(feasible_set)
+    y = check_start_point(y)
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    if A.shape != (y.size, y.size) or not np.isfinite(A).all():
+        raise ValueError(f"A must be a finite ({y.size}, {y.size}) matrix.")
+    out = np.empty_like(y)
+    if code == SIMPLEX:
+        x = np.full(y.size, 1.0 / y.size) if start is None else check_start_point(start)
+        if x.shape != y.shape or x.min() < 0.0 or abs(math.fsum(x) - 1.0) > 1e-12:
+            raise ValueError("start must be a point of the simplex, of y's length.")
+        project_simplex_in_norm(y, A, x, out)
+    elif code == BALL:
+        project_ball_in_norm(y, A, radius, out)
+    else:
+        out[:] = y
+    return out
