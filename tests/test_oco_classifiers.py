@@ -313,3 +313,27 @@ def test_hinge_subgradient_is_zero_at_margin_one():
     assert ada.trace_.updates.tolist() == [True, False, False]
     cb = CoinBettingClassifier(loss="hinge", initial_wealth=2.0).fit(X[:2], y[:2])
     assert cb.trace_.updates.tolist() == [True, False]  # w_2 = 1 * 2 / 2 = 1
+
+
+@pytest.mark.parametrize("loss", ["hinge", "logistic"])
+@pytest.mark.parametrize("cls", [AdaGradClassifier, CoinBettingClassifier])
+def test_csr_gives_the_bits_of_the_dense_rows(cls, loss):
+    import scipy.sparse as sparse
+
+    X, y = stream(n=300, seed=11)
+    X[100:, 3] *= 3.0  # a bound raised mid-stream (coin betting)
+    for fit_intercept in (False, True):
+        a = cls(loss=loss, fit_intercept=fit_intercept, max_iter=2)
+        b = cls(loss=loss, fit_intercept=fit_intercept, max_iter=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a.fit(X, y)
+            b.fit(sparse.csr_matrix(X), y)
+        a.partial_fit(X[:50], y[:50])
+        b.partial_fit(sparse.csr_matrix(X[:50]), y[:50])
+        assert bits(a.coef_) == bits(b.coef_)
+        assert bits(a.intercept_) == bits(b.intercept_)
+        assert np.array_equal(a.trace_.mistakes, b.trace_.mistakes)
+        assert np.array_equal(a.trace_.updates, b.trace_.updates)
+        Xs = sparse.csr_matrix(X)
+        assert bits(a.decision_function(X)) == bits(b.decision_function(Xs))

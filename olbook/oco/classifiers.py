@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from .._base import LinearPredictorMixin, OnlineLearner
-from .._rowops import row_score, with_constant_feature
+from .._rowops import csr_row_score, csr_span, row_score, with_constant_feature
 from .._validation import check_nonnegative_float, check_positive_float
 from .adagrad import adagrad_diagonal_rounds
 
@@ -47,7 +47,9 @@ __all__ = [
     "CoinBettingClassifier",
     "loss_slope",
     "adagrad_classifier_epoch",
+    "adagrad_classifier_epoch_csr",
     "kt_classifier_epoch",
+    "kt_classifier_epoch_csr",
 ]
 
 LOSSES = ("hinge", "logistic")
@@ -103,6 +105,41 @@ def adagrad_classifier_epoch(
 
 
 @numba.njit(cache=True)
+def adagrad_classifier_epoch_csr(
+    data, indices, indptr, y, w, sq, eta, delta, logistic, mistakes, updates
+):
+    """:func:`adagrad_classifier_epoch` on a CSR matrix: O(nnz), the same bits.
+
+    A coordinate with ``g_j = 0`` (every coordinate not stored in the row)
+    keeps its ``w_j`` and ``sq_j`` to the bit in the dense loop too, so only
+    the stored entries are updated, with the arithmetic of
+    :func:`~olbook.oco.adagrad.adagrad_diagonal_rounds`.
+    """
+    n = indptr.shape[0] - 1
+    acc = np.empty(8)
+    for i in range(n):
+        start, stop = csr_span(indptr, i)
+        f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
+        if nonfinite != 0.0:
+            return i
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        c = -y[i] * loss_slope(y[i] * f, logistic)
+        moved = False
+        for p in range(start, stop):
+            g = c * data[p]
+            if g != 0.0:
+                j = indices[p]
+                s = sq[j] + g * g
+                sq[j] = s
+                h = delta + math.sqrt(s)
+                h = h if h > 0.0 else 1.0  # g * g underflowed to 0: no move
+                w[j] = w[j] - eta * g / h
+                moved = True
+        updates[i] = moved
+    return -1
+
+
+@numba.njit(cache=True)
 def kt_classifier_epoch(
     X, y, w, theta, wealth, t0, lipschitz, logistic, mistakes, updates
 ):
@@ -152,9 +189,71 @@ def kt_classifier_epoch(
     return t, -1
 
 
+@numba.njit(cache=True)
+def kt_classifier_epoch_csr(
+    data,
+    indices,
+    indptr,
+    y,
+    w,
+    theta,
+    wealth,
+    t0,
+    lipschitz,
+    logistic,
+    mistakes,
+    updates,
+):
+    """:func:`kt_classifier_epoch` on a CSR matrix, with the same bits.
+
+    The bounds are raised from the stored entries only and the score is
+    O(nnz); the bets change at every coordinate each round (their ``t``
+    grows), so the update is O(d) per row.
+    """
+    n = indptr.shape[0] - 1
+    d = w.shape[0]
+    acc = np.empty(8)
+    t = t0
+    for i in range(n):
+        start, stop = csr_span(indptr, i)
+        for p in range(start, stop):
+            j = indices[p]
+            a = abs(data[p])
+            if a > lipschitz[j]:
+                theta[j] = theta[j] * (lipschitz[j] / a)
+                lipschitz[j] = a
+                w[j] = 0.0 + theta[j] * (wealth[j] / ((t + 1) * a))
+            elif not a <= lipschitz[j]:  # NaN
+                return t, i
+        f, nonfinite = csr_row_score(w, data, indices, start, stop, acc)
+        if nonfinite != 0.0:
+            return t, i
+        t += 1
+        mistakes[i] = (f > 0.0) != (y[i] > 0.0)
+        c = -y[i] * loss_slope(y[i] * f, logistic)
+        moved = False
+        p, end = np.int64(start), np.int64(stop)  # the next stored entry
+        for j in range(d):
+            x = 0.0
+            if p < end and indices[p] == j:
+                x = data[p]
+                p += 1
+            L = lipschitz[j]
+            if L == 0.0:
+                continue
+            g = c * x
+            moved = moved or g != 0.0
+            wealth[j] = wealth[j] - g * w[j]
+            theta[j] -= g / L
+            w[j] = 0.0 + theta[j] * (wealth[j] / ((t + 1) * L))
+        updates[i] = moved
+    return t, -1
+
+
 class _GradientLinearClassifier(LinearPredictorMixin, OnlineLearner):
     """Weights from 0 on the examples, with a constant feature when ``fit_intercept``."""
 
+    _accepts_sparse = True
     #: Both losses update also on separable data (the hinge loss below margin 1,
     #: the logistic loss at every round): no separability in the warning.
     _updates_mean_not_separable = False
@@ -175,6 +274,10 @@ class _GradientLinearClassifier(LinearPredictorMixin, OnlineLearner):
         self._w = w
         self.coef_ = w[None, :d].copy()
         self.intercept_ = np.array([w[d] if self._bias_feature else 0.0])
+
+    @staticmethod
+    def _sparse_input(A) -> bool:
+        return not isinstance(A, np.ndarray)
 
     def _examples(self, X):
         return with_constant_feature(X) if self._bias_feature else X
@@ -199,6 +302,9 @@ class AdaGradClassifier(_GradientLinearClassifier):
     is at most :math:`\sum_i (\delta + s_{T,i}) D^2/(2\eta) + \eta\,s_{T,i}`
     (:prf:ref:`oco-thm-adagrad`): one step size per coordinate, scaled by
     that coordinate's own gradients.
+
+    A ``scipy.sparse`` CSR ``X`` is read in O(nnz) per pass
+    (:func:`adagrad_classifier_epoch_csr`), with the bits of the dense loop.
 
     Parameters
     ----------
@@ -278,11 +384,15 @@ class AdaGradClassifier(_GradientLinearClassifier):
         w, sq, A = self._w.copy(), self.sum_sq_gradients_.copy(), self._examples(X)
         mistakes, updates = self._flags(X.shape[0])
         eta, delta = float(self.eta), float(self.delta)
-        d = w.shape[0]
-        box = (np.full(d, -np.inf), np.full(d, np.inf))
-        buffers = (np.empty((1, d)), np.empty((1, d)), np.empty(1))
-        args = (y, w, sq, eta, delta, self._check_loss(), *box, *buffers)
-        self._run_loop(A, adagrad_classifier_epoch, None, *args, mistakes, updates)
+        args = (y, w, sq, eta, delta, self._check_loss())
+        if self._sparse_input(A):
+            loop = adagrad_classifier_epoch_csr
+        else:  # the box R^d and the buffers of adagrad_diagonal_rounds
+            d = w.shape[0]
+            box = (np.full(d, -np.inf), np.full(d, np.inf))
+            args += (*box, np.empty((1, d)), np.empty((1, d)), np.empty(1))
+            loop = adagrad_classifier_epoch
+        self._run_loop(A, loop, loop, *args, mistakes, updates)
         self._publish(w)
         self.sum_sq_gradients_ = sq
         return mistakes, updates
@@ -318,6 +428,10 @@ class CoinBettingClassifier(_GradientLinearClassifier):
     :prf:ref:`oco-thm-kt-regret` in one dimension, per coordinate, with the
     final bounds :math:`L_{T,j} = \max_t |x_{t,j}|` as if they had been
     known from the start.
+
+    A ``scipy.sparse`` CSR ``X`` gives the bits of its dense rows
+    (:func:`kt_classifier_epoch_csr`: the scores in O(nnz), the bets in O(d)
+    per row, since every bet changes with ``t``).
 
     Parameters
     ----------
@@ -415,7 +529,8 @@ class CoinBettingClassifier(_GradientLinearClassifier):
         L = self.lipschitz_.copy()
         mistakes, updates = self._flags(X.shape[0])
         args = (y, w, theta, wealth, self.t_, L, self._check_loss())
-        (t,) = self._run_loop(A, kt_classifier_epoch, None, *args, mistakes, updates)
+        loops = (kt_classifier_epoch, kt_classifier_epoch_csr)
+        (t,) = self._run_loop(A, *loops, *args, mistakes, updates)
         self._publish(w)
         self._theta, self.wealth_, self.lipschitz_, self.t_ = theta, wealth, L, int(t)
         return mistakes, updates
