@@ -1,6 +1,6 @@
 """AdaGrad and coin betting as online linear classifiers (scikit-learn interface).
 
-Book chapter 8, sections 8.3 (:ref:`oco-sec-adagrad`) and 8.4
+Book chapter 8: section 8.3 (:ref:`oco-sec-adagrad`) and section 8.4
 (:ref:`oco-sec-coin-betting`). The game learners :class:`~olbook.oco.AdaGrad`
 and :class:`~olbook.oco.CoinBetting` play points of R^d and are told
 gradients; a linear classifier plays the weights ``w_t`` and is told an
