@@ -22,7 +22,18 @@ import numpy as np
 from _results import save
 from _timing import best_of
 
-from olbook.oco import FTL, FTRL, OMD, Ball, Box, Entropic, Euclidean, PNorm, Simplex
+from olbook.oco import (
+    FTL,
+    FTRL,
+    OMD,
+    ONS,
+    Ball,
+    Box,
+    Entropic,
+    Euclidean,
+    PNorm,
+    Simplex,
+)
 
 TARGET = 3.0
 ETA = 0.01
@@ -88,6 +99,19 @@ def _ftrl(leader):
     return step
 
 
+GAMMA, A0 = 2.0, 1.0  # ONS: the Newton step 1/gamma, A_0 = a I
+
+
+def _ons_step(s, g):
+    """Hazan, Agarwal and Kale's rule on R^d as usually written: A^{-1} by
+    Sherman-Morrison, then the Newton step (no projection)."""
+    x, Ainv = s
+    k = Ainv @ g
+    Ainv = Ainv - np.outer(k, k) / (1.0 + g @ k)
+    x = x - (Ainv @ g) / GAMMA
+    return (x, Ainv), x
+
+
 P, Q = 1.5, 3.0
 CASES = [
     Case(
@@ -131,6 +155,12 @@ CASES = [
         lambda d: FTL(Ball(1.0), dim=d),
         lambda d: ((np.zeros(d),), np.zeros(d)),
         _ftrl(lambda th: -th / np.sqrt(th @ th)),
+    ),
+    Case(
+        "ONS(R^d)",
+        lambda d: ONS(np.zeros(d), GAMMA, a=A0),
+        lambda d: ((np.zeros(d), np.eye(d) / A0), np.zeros(d)),
+        _ons_step,
     ),
 ]
 
