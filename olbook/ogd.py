@@ -21,14 +21,18 @@ Machine Learning 69 (2007), theorem 1.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
 from ._base import GameLearner, GameTrace
 from ._rowops import row_sqnorms, rowwise_dots
-from ._validation import check_gradients, check_positive_float, check_start_point
+from ._validation import (
+    check_gradients,
+    check_positive_float,
+    check_positive_int,
+    check_start_point,
+)
 
 __all__ = [
     "OGD",
@@ -109,12 +113,29 @@ def projected_step(
 def strongly_convex_step(strong_convexity: float, t: int) -> float:
     """The step ``eta_t = 1/(lambda t)`` of OGD on ``lambda``-strongly convex losses.
 
-    ``lambda = strong_convexity`` and t is the (1-based) round. With this step
-    the coefficient of every ``||x_t - u||^2`` in the regret's telescoping sum
-    is zero, and the regret is at most ``(G^2/(2 lambda)) (1 + ln T)`` (Hazan,
-    Agarwal & Kale 2007, theorem 1; book :prf:ref:`oco-thm-strongly-convex-ogd`).
-    A ``strong_convexity`` that is not a finite number > 0, or a round ``t`` that
-    is not an integer >= 1, is a ``ValueError``.
+    With this step the coefficient of every ``||x_t - u||^2`` in the regret's
+    telescoping sum is zero, and the regret is at most
+    ``(G^2/(2 lambda)) (1 + ln T)`` (Hazan, Agarwal & Kale 2007, theorem 1,
+    whose ``H`` is ``lambda``; book section 8.5,
+    :prf:ref:`oco-thm-strongly-convex-ogd`).
+
+    Parameters
+    ----------
+    strong_convexity : float > 0
+        lambda, the modulus of strong convexity of the losses (Euclidean norm).
+    t : int >= 1
+        The (1-based) round.
+
+    Returns
+    -------
+    float
+        ``1 / (strong_convexity * t)``.
+
+    Raises
+    ------
+    ValueError
+        If ``strong_convexity`` is not a finite number > 0 or ``t`` is not an
+        integer >= 1.
 
     Examples
     --------
@@ -122,18 +143,9 @@ def strongly_convex_step(strong_convexity: float, t: int) -> float:
     >>> [strongly_convex_step(0.5, t) for t in (1, 2, 4)]
     [2.0, 1.0, 0.5]
     """
-    lam_ok = isinstance(strong_convexity, numbers.Real) and not isinstance(
-        strong_convexity, bool
-    )
-    t_ok = isinstance(t, numbers.Integral) and not isinstance(t, bool)
-    if not (lam_ok and t_ok) or not (
-        strong_convexity > 0 and math.isfinite(strong_convexity) and t >= 1
-    ):
-        raise ValueError(
-            "strongly_convex_step needs a finite strong_convexity > 0 and a round "
-            f"t >= 1; got strong_convexity={strong_convexity!r}, t={t!r}."
-        )
-    return 1.0 / (strong_convexity * t)
+    lam = check_positive_float(strong_convexity, "strong_convexity")
+    t = check_positive_int(t, "t (the 1-based round)")
+    return 1.0 / (lam * t)
 
 
 class OGD(GameLearner):
@@ -161,8 +173,9 @@ class OGD(GameLearner):
         ``x -> Proj_K(x)``; ``None`` means no constraint (K = R^d).
     strong_convexity : float > 0, optional
         lambda, the modulus of strong convexity of the losses (each ``f_t`` is
-        ``lambda``-strongly convex); required by and only used with
-        ``eta="strongly_convex"``.
+        ``lambda``-strongly convex with respect to the Euclidean norm; book
+        section 8.5, Hazan, Agarwal & Kale 2007); required by and only used
+        with ``eta="strongly_convex"``, and checked when a game starts.
 
     Attributes
     ----------
@@ -305,24 +318,39 @@ class OGD(GameLearner):
     def regret_bound(self, n_rounds: int) -> float:
         """The regret bound after ``n_rounds`` rounds, with D, G (and lambda) as given.
 
-        Zinkevich's bound for a fixed, ``"tuned"`` or ``"anytime"`` step; with
-        ``eta="strongly_convex"``, ``(G^2/(2 lambda)) (1 + ln T)`` (Hazan, Agarwal
-        & Kale 2007, theorem 1), which needs only G.
+        Parameters
+        ----------
+        n_rounds : int >= 1
+            T, the number of rounds.
+
+        Returns
+        -------
+        float
+            Zinkevich's bound for a fixed, ``"tuned"`` or ``"anytime"`` step
+            (book section 5.5, :prf:ref:`regret-thm-ogd`,
+            :prf:ref:`regret-thm-ogd-anytime`); with ``eta="strongly_convex"``,
+            ``(G^2/(2 lambda)) (1 + ln T)`` (Hazan, Agarwal & Kale 2007, theorem 1;
+            book section 8.5, :prf:ref:`oco-thm-strongly-convex-ogd`), which needs
+            only G.
+
+        Raises
+        ------
+        ValueError
+            If ``n_rounds`` is not an integer >= 1, or if G (or, without
+            ``eta="strongly_convex"``, D) was not given.
         """
         s = self._settings()
+        T = check_positive_int(n_rounds, "n_rounds")
         if s["eta"] == "strongly_convex":
             if s["lipschitz"] is None:
                 raise ValueError(
                     "regret_bound with eta='strongly_convex' needs lipschitz (G)."
                 )
-            T = int(n_rounds)
-            if T < 1:
-                raise ValueError(f"n_rounds must be >= 1; got {n_rounds!r}.")
             G, lam = s["lipschitz"], s["strong_convexity"]
             return G * G / (2.0 * lam) * (1.0 + math.log(T))
         if s["diameter"] is None or s["lipschitz"] is None:
             raise ValueError("regret_bound needs diameter (D) and lipschitz (G).")
-        D, G, T = s["diameter"], s["lipschitz"], int(n_rounds)
+        D, G = s["diameter"], s["lipschitz"]
         if s["eta"] == "anytime":
             return 1.5 * D * G * math.sqrt(T) - 0.5 * D * G
         eta = self._step(s, 1)

@@ -235,10 +235,12 @@ def test_strongly_convex_step_function():
     assert strongly_convex_step(0.25, 2) == 2.0
     assert strongly_convex_step(3, np.int64(5)) == 1 / 15
     bad = [(0.0, 1), (-1.0, 1), (math.nan, 1), (math.inf, 1), (True, 1), ("1", 1)]
-    bad += [(1.0, 0), (1.0, 1.5), (1.0, True)]
     for lam, t in bad:
-        with pytest.raises(ValueError, match="strong_convexity > 0"):
+        with pytest.raises(ValueError, match="strong_convexity must be a finite"):
             strongly_convex_step(lam, t)
+    for t in (0, -3, 1.5, 2.0, True, "2"):
+        with pytest.raises(ValueError, match="round\\) must be an integer >= 1"):
+            strongly_convex_step(1.0, t)
 
 
 def test_strongly_convex_validation_and_unchanged_state():
@@ -265,8 +267,18 @@ def test_strongly_convex_validation_and_unchanged_state():
     with pytest.raises(ValueError, match="needs lipschitz"):
         o.regret_bound(10)  # no diameter needed, but G is
     o = OGD([0.0], eta="strongly_convex", strong_convexity=2.0, lipschitz=3.0)
+    for bad in (0, -1, 2.5, 10.0, True, "10"):
+        with pytest.raises(ValueError, match="n_rounds must be an integer >= 1"):
+            o.regret_bound(bad)
+    assert o.regret_bound(np.int64(10)) == o.regret_bound(10)
+    o.update([1.0])  # a rejected call leaves the game as it was
+    before = (o.x_.copy(), o.n_rounds_, o.cumulative_loss_)
     with pytest.raises(ValueError, match="n_rounds"):
         o.regret_bound(0)
+    assert np.array_equal(o.x_, before[0]) and (o.n_rounds_, o.cumulative_loss_) == (
+        before[1],
+        before[2],
+    )
 
 
 def test_strongly_convex_bound_value_and_tight_game():
