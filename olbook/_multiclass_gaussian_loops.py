@@ -4,20 +4,27 @@ r"""The compiled loops of the multiclass confidence-weighted learners (book sect
 the updates. Each round scores every class, takes the true class :math:`y` and the
 highest-scoring wrong class :math:`s` (first on ties), and updates on Kesler's vector
 :math:`\Delta` (:math:`\mathbf x` in block :math:`y`, :math:`-\mathbf x` in block
-:math:`s`), whose margin is :math:`m = (\boldsymbol\mu_y - \boldsymbol\mu_s)^\top\mathbf x`:
+:math:`s`), whose margin is :math:`m = (\boldsymbol\mu_y - \boldsymbol\mu_s)^\top\mathbf x`.
+Both forms keep a triangular square root of the covariance, as the binary learners
+do (:mod:`olbook.second_order`: :math:`\Sigma = UU^\top`, stored as :math:`T = U^\top`,
+updated by Carlson's square-root step, :func:`olbook._linalg.carlson_downdate`):
 
-* :func:`full_cov_epoch` keeps the Cholesky factor of the precision of the whole
-  :math:`kD \times kD` covariance and makes the binary learner's update on
-  :math:`\Delta` (:func:`olbook.second_order.coefficients` and
-  :func:`olbook.second_order.precision_increment` with :math:`v = \Delta^\top\Sigma\Delta`),
-  :math:`O((kD)^2)` per round;
+* :func:`full_cov_epoch` keeps the factor of the whole :math:`kD \times kD`
+  covariance and makes the binary learner's update on :math:`\Delta`
+  (:func:`olbook.second_order.coefficients` and
+  :func:`olbook.second_order.precision_increment` with
+  :math:`v = \Delta^\top\Sigma\Delta = \|U^\top\Delta\|^2`), :math:`O((kD)^2)` per round;
 * :func:`shared_cov_epoch` keeps one :math:`D \times D` factor for all classes and
   makes the update of :func:`shared_step`, :math:`O(kD + D^2)` per round.
 
-The ``_csr`` versions read a CSR row in O(nnz) and, through a dense copy of the row,
-give the bits of the dense loops. Every sum is added in one fixed order
-(:mod:`olbook._rowops`, :mod:`olbook._linalg`), so the outputs are the same on
-every CPU.
+A round's work is independent dot products (:math:`U^\top\Delta` or
+:math:`U^\top\mathbf x`) and element-wise row updates: no serial chain of divisions.
+The ``_csr`` versions copy each CSR row into a dense one-row array and run the
+dense loop on it (a round costs :math:`O((kD)^2)` or :math:`O(kD + D^2)` whatever
+the row's zeros), so they give the bits of the dense loops. Every sum is added in
+one fixed order (:mod:`olbook._rowops`, :mod:`olbook._linalg`), so the outputs are
+the same on every CPU. A first fit compiles one loop and the steps it shares with
+the binary learners (:func:`shared_step` is compiled into its loop).
 """
 
 from __future__ import annotations
@@ -28,8 +35,8 @@ import numba
 import numpy as np
 
 from ._gaussian_loops import coefficients, precision_increment
-from ._linalg import back_solve, forward_solve, rank_one_update
-from ._rowops import LANES, csr_row_score, dot, row_score
+from ._linalg import carlson_downdate, factor_project
+from ._rowops import dot, row_score
 from .multiclass import rival
 
 __all__ = [
@@ -75,115 +82,23 @@ def shared_step(rule, m, v, a, b, k):
 
 
 @numba.njit(cache=True)
-def _full_round(W, R, yi, s, x, m, rule, a, b, delta, z, Sd, w):
-    """The update of one round on the full covariance; returns whether it updated."""
-    k, D = W.shape
-    delta[:] = 0.0
-    for j in range(D):
-        delta[yi * D + j] = x[j]
-        delta[s * D + j] = 0.0 - x[j]
-    v = forward_solve(R, delta, z)
-    alpha, beta = coefficients(rule, m, v, a, b)
-    if alpha == 0.0 and beta == 0.0:
-        return False
-    back_solve(R, z, Sd)  # Sigma Delta: every class's mean moves
-    mu = W.reshape(k * D)
-    for j in range(k * D):
-        mu[j] += alpha * Sd[j]
-    c = precision_increment(rule, m, v, a, b, alpha, beta)
-    if c * dot(delta, delta) <= _CAP_PRECISION_STEP:
-        sc = math.sqrt(c)
-        for j in range(k * D):
-            w[j] = sc * delta[j]
-        rank_one_update(R, w)
-    return True
-
-
-@numba.njit(cache=True)
-def _shared_round(W, R, yi, s, x, m, rule, a, b, z, Sx, w):
-    """The update of one round on the shared covariance; returns whether it updated."""
-    k, D = W.shape
-    v = 2.0 * forward_solve(R, x, z)
-    alpha, c = shared_step(rule, m, v, a, b, k)
-    if alpha == 0.0 and c == 0.0:
-        return False
-    back_solve(R, z, Sx)
-    for j in range(D):
-        W[yi, j] += alpha * Sx[j]
-        W[s, j] -= alpha * Sx[j]
-    if c * dot(x, x) <= _CAP_PRECISION_STEP:
-        sc = math.sqrt(c)
-        for j in range(D):
-            w[j] = sc * x[j]
-        rank_one_update(R, w)
-    return True
-
-
-@numba.njit(cache=True)
-def full_cov_epoch(X, y, W, R, rule, a, b, mistakes, updates):
-    r"""One pass with the full :math:`kD \times kD` covariance; ``W`` (k x D), ``R`` change.
+def full_cov_epoch(X, y, W, T, rule, a, b, mistakes, updates):
+    r"""One pass with the full :math:`kD \times kD` covariance; ``W`` (k x D), ``T`` change.
 
     ``y`` holds class indices, ``W`` the means (row ``r`` is block ``r`` of
-    :math:`\boldsymbol\mu`), ``R`` the transposed Cholesky factor of the precision
-    (as in :func:`olbook.second_order.gaussian_epoch`). Returns -1, or the index of
-    the first row holding a NaN or inf.
-    """
-    n, D = X.shape
-    k = W.shape[0]
-    scores = np.empty(k)
-    delta, z, Sd, w = np.empty(k * D), np.empty(k * D), np.empty(k * D), np.empty(k * D)
-    for i in range(n):
-        for r in range(k):
-            scores[r], nonfinite = row_score(W[r], X, i)
-            if nonfinite != 0.0:
-                return i
-        yi = y[i]
-        pred, s = rival(scores, yi)
-        mistakes[i] = pred != yi
-        m = scores[yi] - scores[s]
-        updates[i] = _full_round(W, R, yi, s, X[i], m, rule, a, b, delta, z, Sd, w)
-    return -1
-
-
-@numba.njit(cache=True)
-def full_cov_epoch_csr(data, indices, indptr, y, W, R, rule, a, b, mistakes, updates):
-    """:func:`full_cov_epoch` on a CSR matrix: the bits of the dense loop."""
-    n = indptr.shape[0] - 1
-    k, D = W.shape
-    scores, acc, x = np.empty(k), np.empty(LANES), np.zeros(D)
-    delta, z, Sd, w = np.empty(k * D), np.empty(k * D), np.empty(k * D), np.empty(k * D)
-    for i in range(n):
-        start, stop = indptr[i], indptr[i + 1]
-        for r in range(k):
-            scores[r], nonfinite = csr_row_score(W[r], data, indices, start, stop, acc)
-            if nonfinite != 0.0:
-                return i
-        yi = y[i]
-        pred, s = rival(scores, yi)
-        mistakes[i] = pred != yi
-        m = scores[yi] - scores[s]
-        for p in range(start, stop):
-            x[indices[p]] = data[p]
-        updates[i] = _full_round(W, R, yi, s, x, m, rule, a, b, delta, z, Sd, w)
-        for p in range(start, stop):
-            x[indices[p]] = 0.0
-    return -1
-
-
-@numba.njit(cache=True)
-def shared_cov_epoch(X, y, W, R, rule, a, b, mistakes, updates):
-    r"""One pass with one :math:`D \times D` covariance shared by the classes.
-
-    ``R`` is the transposed Cholesky factor of the shared precision :math:`S^{-1}`.
-    Per round: :math:`v = 2\mathbf x^\top S\mathbf x`, :func:`shared_step`, then
-    :math:`\boldsymbol\mu_y \mathrel{+}= \alpha S\mathbf x`,
-    :math:`\boldsymbol\mu_s \mathrel{-}= \alpha S\mathbf x` and the rank-one update
-    :math:`S^{-1} \mathrel{+}= c\,\mathbf x\mathbf x^\top` by rotations.
+    :math:`\boldsymbol\mu`), ``T`` the lower triangular :math:`U^\top`,
+    :math:`\Sigma = UU^\top` (as in :func:`olbook.second_order.gaussian_epoch`).
+    Per round: :math:`\mathbf f = U^\top\Delta`, :math:`v = \|\mathbf f\|^2`, the
+    binary step :math:`(\alpha, c)`, then Carlson's step of ``T`` for
+    :math:`\Sigma^{-1} \mathrel{+}= c\,\Delta\Delta^\top`, which also gives
+    :math:`\Sigma\Delta` for :math:`\boldsymbol\mu \mathrel{+}= \alpha\Sigma\Delta`.
     Returns -1, or the index of the first row holding a NaN or inf.
     """
     n, D = X.shape
     k = W.shape[0]
-    scores, z, Sx, w = np.empty(k), np.empty(D), np.empty(D), np.empty(D)
+    scores = np.empty(k)
+    delta, f, Sd = np.empty(k * D), np.empty(k * D), np.empty(k * D)
+    wb, wg = np.empty(k * D), np.empty(k * D)
     for i in range(n):
         for r in range(k):
             scores[r], nonfinite = row_score(W[r], X, i)
@@ -193,30 +108,95 @@ def shared_cov_epoch(X, y, W, R, rule, a, b, mistakes, updates):
         pred, s = rival(scores, yi)
         mistakes[i] = pred != yi
         m = scores[yi] - scores[s]
-        updates[i] = _shared_round(W, R, yi, s, X[i], m, rule, a, b, z, Sx, w)
+        for j in range(k * D):  # Kesler's vector
+            delta[j] = 0.0
+        for j in range(D):
+            delta[yi * D + j] = X[i, j]
+            delta[s * D + j] = 0.0 - X[i, j]
+        v = factor_project(T, delta, f)
+        alpha, beta = coefficients(rule, m, v, a, b)
+        updates[i] = alpha != 0.0 or beta != 0.0
+        if updates[i]:
+            c = precision_increment(rule, m, v, a, b, alpha, beta)
+            apply = c > 0.0 and c * dot(delta, delta) <= _CAP_PRECISION_STEP
+            carlson_downdate(T, f, 1.0 / c if apply else 1.0, Sd, wb, wg, apply)
+            for r in range(k):  # Sigma Delta (before the step): every mean moves
+                for j in range(D):
+                    W[r, j] += alpha * Sd[r * D + j]
     return -1
 
 
 @numba.njit(cache=True)
-def shared_cov_epoch_csr(data, indices, indptr, y, W, R, rule, a, b, mistakes, updates):
-    """:func:`shared_cov_epoch` on a CSR matrix: the bits of the dense loop."""
-    n = indptr.shape[0] - 1
-    k, D = W.shape
-    scores, acc, x = np.empty(k), np.empty(LANES), np.zeros(D)
-    z, Sx, w = np.empty(D), np.empty(D), np.empty(D)
-    for i in range(n):
+def full_cov_epoch_csr(data, indices, indptr, y, W, T, rule, a, b, mistakes, updates):
+    """:func:`full_cov_epoch` on a CSR matrix: each row goes through a dense copy
+    (a one-row array) to :func:`full_cov_epoch`, so the bits are the dense loop's."""
+    x = np.zeros((1, W.shape[1]))
+    for i in range(indptr.shape[0] - 1):
         start, stop = indptr[i], indptr[i + 1]
+        for p in range(start, stop):
+            x[0, indices[p]] = data[p]
+        bad = full_cov_epoch(
+            x, y[i : i + 1], W, T, rule, a, b, mistakes[i : i + 1], updates[i : i + 1]
+        )
+        if bad >= 0:
+            return i
+        for p in range(start, stop):
+            x[0, indices[p]] = 0.0
+    return -1
+
+
+@numba.njit(cache=True)
+def shared_cov_epoch(X, y, W, T, rule, a, b, mistakes, updates):
+    r"""One pass with one :math:`D \times D` covariance shared by the classes.
+
+    ``T`` is the lower triangular :math:`U^\top` of the shared :math:`S = UU^\top`.
+    Per round: :math:`\mathbf f = U^\top\mathbf x`, :math:`v = 2\|\mathbf f\|^2`,
+    :func:`shared_step`, then Carlson's step of ``T`` for
+    :math:`S^{-1} \mathrel{+}= c\,\mathbf x\mathbf x^\top`, which also gives
+    :math:`S\mathbf x` for :math:`\boldsymbol\mu_y \mathrel{+}= \alpha S\mathbf x`,
+    :math:`\boldsymbol\mu_s \mathrel{-}= \alpha S\mathbf x`.
+    Returns -1, or the index of the first row holding a NaN or inf.
+    """
+    n, D = X.shape
+    k = W.shape[0]
+    scores, f, Sx = np.empty(k), np.empty(D), np.empty(D)
+    wb, wg = np.empty(D), np.empty(D)
+    for i in range(n):
         for r in range(k):
-            scores[r], nonfinite = csr_row_score(W[r], data, indices, start, stop, acc)
+            scores[r], nonfinite = row_score(W[r], X, i)
             if nonfinite != 0.0:
                 return i
         yi = y[i]
         pred, s = rival(scores, yi)
         mistakes[i] = pred != yi
         m = scores[yi] - scores[s]
+        x = X[i]
+        v = 2.0 * factor_project(T, x, f)
+        alpha, c = shared_step(rule, m, v, a, b, k)
+        updates[i] = alpha != 0.0 or c != 0.0
+        if updates[i]:
+            apply = c > 0.0 and c * dot(x, x) <= _CAP_PRECISION_STEP
+            carlson_downdate(T, f, 1.0 / c if apply else 1.0, Sx, wb, wg, apply)
+            for j in range(D):
+                W[yi, j] += alpha * Sx[j]
+                W[s, j] -= alpha * Sx[j]
+    return -1
+
+
+@numba.njit(cache=True)
+def shared_cov_epoch_csr(data, indices, indptr, y, W, T, rule, a, b, mistakes, updates):
+    """:func:`shared_cov_epoch` on a CSR matrix: each row goes through a dense copy
+    (a one-row array) to :func:`shared_cov_epoch`, so the bits are the dense loop's."""
+    x = np.zeros((1, W.shape[1]))
+    for i in range(indptr.shape[0] - 1):
+        start, stop = indptr[i], indptr[i + 1]
         for p in range(start, stop):
-            x[indices[p]] = data[p]
-        updates[i] = _shared_round(W, R, yi, s, x, m, rule, a, b, z, Sx, w)
+            x[0, indices[p]] = data[p]
+        bad = shared_cov_epoch(
+            x, y[i : i + 1], W, T, rule, a, b, mistakes[i : i + 1], updates[i : i + 1]
+        )
+        if bad >= 0:
+            return i
         for p in range(start, stop):
-            x[indices[p]] = 0.0
+            x[0, indices[p]] = 0.0
     return -1

@@ -218,14 +218,15 @@ def _instance(seed, kind, form, k=3, d=2):
 
 def _one_round(kind, form, W0, S0, x, y, phi, r, C):
     """One round of the compiled loop from the state (W0, S0)."""
-    R = np.ascontiguousarray(np.linalg.cholesky(np.linalg.inv(S0)).T)
+    U = np.linalg.cholesky(S0[::-1, ::-1])[::-1, ::-1]  # upper triangular, UU' = S0
+    T = np.ascontiguousarray(U.T)
     W = W0.copy()
     mis, upd = np.zeros(1, bool), np.zeros(1, bool)
     loop = shared_cov_epoch if form == "shared" else full_cov_epoch
     a, b = (r, 0.0) if kind == "AROW" else (phi, C)
-    loop(x[None, :], np.array([y]), W, R, RULES[kind], a, b, mis, upd)
+    loop(x[None, :], np.array([y]), W, T, RULES[kind], a, b, mis, upd)
     assert upd[0]
-    return W, olbook.second_order.covariance_from_cholesky(R)
+    return W, T.T @ T
 
 
 def _numerical_round(kind, form, W0, S0, x, y, phi, r, C):
