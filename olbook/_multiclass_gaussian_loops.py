@@ -13,7 +13,8 @@ updated by Carlson's square-root step, :func:`olbook._linalg.carlson_downdate`):
   covariance and makes the binary learner's update on :math:`\Delta`
   (:func:`olbook.second_order.coefficients` and
   :func:`olbook.second_order.precision_increment` with
-  :math:`v = \Delta^\top\Sigma\Delta = \|U^\top\Delta\|^2`), :math:`O((kD)^2)` per round;
+  :math:`v = \Delta^\top\Sigma\Delta = \|U^\top\Delta\|^2`), :math:`O((kD)^2)` per
+  round;
 * :func:`shared_cov_epoch` keeps one :math:`D \times D` factor for all classes and
   makes the update of :func:`shared_step`, :math:`O(kD + D^2)` per round.
 

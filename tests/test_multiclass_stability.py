@@ -15,8 +15,8 @@ updated by addition and solved, which nothing cancels in at that precision).
   number above 1e15, beyond what a float64 matrix resolves. The learner's factor
   resolves it: the variance of every Kesler vector and the value a on the
   complement are accurate to about 1e-12, relative to each (measured: at most
-  4e-12 over the four runs; the tolerance is 1e-10). ``covariance_``, formed as a float64 matrix, does not
-  (its entries are of the order of a), and neither does the component of the means
+  4e-12 over the four runs; the tolerance is 1e-10). ``covariance_``, formed as a
+  float64 matrix, does not (its entries are of the order of a), and neither does the component of the means
   along "the same weight in every class" (zero in exact arithmetic; rounding errors
   of Sigma Delta of order 1e-16, multiplied by steps alpha of order 1/v): it adds
   the same score to every class, so no prediction depends on it. The test
