@@ -53,7 +53,7 @@ def bits(a):
     return np.asarray(a, dtype=np.float64).tobytes()
 
 
-# --------------------------------------------------------------------- the game learners
+# ------------------------------------------------------------------ the game learners
 @pytest.mark.parametrize("loss", ["hinge", "logistic"])
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_adagrad_is_the_game_learner(loss, fit_intercept):
@@ -306,7 +306,7 @@ def test_learns_a_separable_stream(cls):
 
 
 def test_hinge_subgradient_is_zero_at_margin_one():
-    """HingeLoss's subgradient at y w.x = 1 is 0: no update there (exact on this data)."""
+    """HingeLoss's subgradient at y w.x = 1 is 0: no update there (exact data)."""
     X = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.5]])
     y = np.array([1, 1, 1])
     ada = AdaGradClassifier(loss="hinge", eta=1.0).fit(X, y)  # w = (1, 0) after round 1
@@ -337,3 +337,57 @@ def test_csr_gives_the_bits_of_the_dense_rows(cls, loss):
         assert np.array_equal(a.trace_.updates, b.trace_.updates)
         Xs = sparse.csr_matrix(X)
         assert bits(a.decision_function(X)) == bits(b.decision_function(Xs))
+
+
+def log_kt_potential(t, x, eps):
+    """ln F_t(x), the KT potential of the book's lemma oco-lem-kt-potential."""
+    return (
+        math.log(eps)
+        + t * math.log(2.0)
+        + math.lgamma((t + 1 + x) / 2)
+        + math.lgamma((t + 1 - x) / 2)
+        - math.log(math.pi)
+        - math.lgamma(t + 1)
+    )
+
+
+def test_kt_one_step_inequality():
+    """F_(t-1)(x) (1 + c x/t) >= F_t(x + c) for c in [-1, 1], |x| <= t - 1: the step
+    that keeps Wealth_t >= F_t(theta_t) when theta is rescaled towards 0 (an
+    equality at c = +-1, so a wrong fraction x/(t-1) or x/(t+1) fails)."""
+    eps = 0.5
+    worst = math.inf
+    for t in range(1, 60):
+        for x in np.linspace(-(t - 1), t - 1, 23):
+            for c in np.linspace(-1.0, 1.0, 21):
+                lhs = log_kt_potential(t - 1, x, eps) + math.log1p(c * x / t)
+                gap = lhs - log_kt_potential(t, x + c, eps)
+                assert gap >= -1e-12, (t, x, c, gap)
+                if abs(c) == 1.0:
+                    worst = min(worst, abs(gap))
+    assert worst < 1e-12  # equality at c = +-1: the inequality is tight there
+
+
+@pytest.mark.parametrize("first", [None, 1.0])
+def test_coin_betting_wealth_above_the_potential_when_bounds_grow(first):
+    """Coins +-1 (hinge loss below margin 1, |x_t| = L_t): Wealth_t >= F_t(theta_t)
+    with theta_t = -(g_1 + ... + g_t)/L_t at every round, equal to it until the bound
+    grows (round 51: 1 -> 2, theta halved). Not rescaling theta, or rescaling it
+    away from 0, breaks the inequality after the jump."""
+    eps = 0.01
+    coins = [-1.0] * 10 + [1.0, -1.0] * 20 + [1.0] * 30  # theta = -10 at round 50
+    scale = [1.0] * 50 + [2.0] * 30
+    y = np.array([1.0 if t % 3 else -1.0 for t in range(len(coins))])
+    X = (np.array(coins) * y * np.array(scale))[:, None]  # coin = y x / L
+    clf = CoinBettingClassifier(loss="hinge", initial_wealth=eps, lipschitz=first)
+    total, ratios = 0.0, []
+    for t in range(len(coins)):
+        if t:  # below margin 1: the hinge loss's coin is y_t x_t / L_t = +-1
+            assert y[t] * clf.decision_function(X[t : t + 1])[0] < 1
+        clf.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1.0, 1.0])
+        total += -y[t] * X[t, 0]  # g_t = -y_t x_t below margin 1
+        theta = -total / clf.lipschitz_[0]
+        ratios.append(clf.wealth_[0] / math.exp(log_kt_potential(t + 1, theta, eps)))
+    ratios = np.array(ratios)
+    assert (ratios >= 1 - 1e-12).all(), ratios.min()
+    assert np.allclose(ratios[:50], 1.0, rtol=1e-12)  # tight before the jump

@@ -28,7 +28,7 @@ __all__ = [
 
 @numba.njit(cache=True)
 def loss_slope(m, logistic):
-    """``c >= 0`` such that the loss's (sub)gradient at margin ``m = y w.x`` is ``-c y x``.
+    """``c >= 0``: the loss's (sub)gradient at margin ``m = y w.x`` is ``-c y x``.
 
     Hinge: 1 if ``m < 1`` else 0 (:class:`~olbook.oco.HingeLoss`'s
     subgradient). Logistic: ``1 / (1 + exp(m))``, computed as

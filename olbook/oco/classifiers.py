@@ -59,7 +59,7 @@ LOSSES = ("hinge", "logistic")
 
 
 class _GradientLinearClassifier(LinearPredictorMixin, OnlineLearner):
-    """Weights from 0 on the examples, with a constant feature when ``fit_intercept``."""
+    """Weights from 0 on the examples; a constant feature when ``fit_intercept``."""
 
     _accepts_sparse = True
     #: Both losses update also on separable data (the hinge loss below margin 1,
@@ -108,8 +108,9 @@ class AdaGradClassifier(_GradientLinearClassifier):
     :func:`olbook.oco.gradient_feedback`, to the bit. Its regret against every
     ``u`` with :math:`\|\mathbf u - \mathbf w_t\|_\infty \le D` along the run
     is at most :math:`\sum_i (\delta + s_{T,i}) D^2/(2\eta) + \eta\,s_{T,i}`
-    (:prf:ref:`oco-thm-adagrad`): one step size per coordinate, scaled by
-    that coordinate's own gradients.
+    (:prf:ref:`oco-thm-adagrad`, the diagonal bound of Duchi, Hazan & Singer's
+    theorem 5): one step size per coordinate, scaled by that coordinate's own
+    gradients.
 
     A ``scipy.sparse`` CSR ``X`` is read in O(nnz) per pass
     (:func:`adagrad_classifier_epoch_csr`), with the bits of the dense loop.
@@ -223,19 +224,52 @@ class CoinBettingClassifier(_GradientLinearClassifier):
     There is no step size, and no bound to know in advance: the classifier
     sees :math:`\mathbf x_t` before it predicts, and a feature with
     :math:`|x_{t,j}| > L_j` first raises :math:`L_j` to :math:`|x_{t,j}|`,
-    rescaling :math:`\theta_j` to the new units (a hint of the gradient's
-    size before the round). While no feature exceeds its bound the classifier
-    is the games of ``CoinBetting([0.0], lipschitz=L_j)``, bit for bit. The
-    rescaling only moves :math:`\theta_j` towards 0, and the KT potential
-    :math:`F_t` of :prf:ref:`oco-thm-kt-wealth` is even and increasing in
-    :math:`|\theta|`, so :math:`\mathrm{Wealth}_{t,j} \ge F_t(\theta_{t,j})`
-    still holds at every round; hence the linearized regret against every
-    ``u`` is at most :math:`\sum_j`
+    multiplying :math:`\theta_j` by :math:`L_{\mathrm{old}}/L_{\mathrm{new}}` (the
+    same sum in the new units; a hint of the gradient's size before the
+    round). While no feature exceeds its bound the classifier is the games of
+    ``CoinBetting([0.0], lipschitz=L_j)``, bit for bit.
+
+    Why raising :math:`L_j` keeps the KT guarantee (in exact arithmetic; one
+    coordinate, index j dropped). Let :math:`F_t` be the KT potential of
+    :prf:ref:`oco-lem-kt-potential`, even and increasing in
+    :math:`|\theta|` on :math:`|\theta| \le t` (:math:`\ln\Gamma` is convex).
+    (1) The KT step: if :math:`\mathrm{Wealth}_{t-1} \ge F_{t-1}(\theta)` for
+    the :math:`\theta` the round bets with (:math:`|\theta| \le t - 1`) and
+    the coin :math:`c = -g_t/L` lies in :math:`[-1, 1]`, then
+    :math:`\mathrm{Wealth}_t = \mathrm{Wealth}_{t-1}(1 + c\theta/t) \ge
+    F_t(\theta + c)`, since :math:`F_{t-1}(\theta)(1 + c\theta/t) \ge
+    F_t(\theta + c)`: the defining property of a coin-betting potential in
+    Orabona & Pál (2016), an equality at :math:`c = \pm 1`
+    (:prf:ref:`oco-lem-kt-potential`), and the induction behind
+    :prf:ref:`oco-thm-kt-wealth`. (2) The bound is raised before the bet, so
+    :math:`|g_t| \le |x_{t,j}| \le L` and the coin is in :math:`[-1, 1]` (a
+    coordinate whose features have all been 0 has the coin 0 for every
+    :math:`L`, and bets 0).
+    (3) A raise only moves :math:`\theta` towards 0, so
+    :math:`\mathrm{Wealth}_{t-1} \ge F_{t-1}(\theta_{\mathrm{old}}) \ge
+    F_{t-1}(\theta_{\mathrm{old}} L_{\mathrm{old}}/L_{\mathrm{new}})`: the
+    hypothesis of (1) holds for the rescaled :math:`\theta` the round bets with, and by
+    induction :math:`\mathrm{Wealth}_t \ge F_t(\theta_t)` at every round.
+    (4) The factors telescope: a term :math:`-g_s/L_s` added at round s is
+    multiplied by :math:`L_s/L_T` by the later raises, so
+    :math:`\theta_T = -(g_1 + \dots + g_T)/L_T` with the final bound
+    :math:`L_T = \max_t |x_{t,j}|` (the initial ``lipschitz`` if larger).
+    (5) The learner's loss is :math:`\sum_t g_t w_t = \varepsilon -
+    \mathrm{Wealth}_T`, so for every :math:`u`,
+    :math:`\sum_t g_t(w_t - u) = \varepsilon - \mathrm{Wealth}_T +
+    (L_T u)\theta_T \le \varepsilon + F_T^\ast(L_T u)`, the quantity that
+    :prf:ref:`oco-lem-wealth-regret` and the proof of
+    :prf:ref:`oco-thm-kt-regret` bound. Hence the linearized regret against
+    every ``u`` is at most :math:`\sum_j`
     :func:`~olbook.oco.coin_betting.kt_regret_bound`
     :math:`(|u_j|, T, \varepsilon, L_{T,j})`, the bound of
-    :prf:ref:`oco-thm-kt-regret` in one dimension, per coordinate, with the
-    final bounds :math:`L_{T,j} = \max_t |x_{t,j}|` as if they had been
-    known from the start.
+    :prf:ref:`oco-thm-kt-regret` in one dimension per coordinate, as if the
+    final bounds had been known from the start. Without the rescaling,
+    :math:`\theta_T` would be :math:`-\sum_s g_s/L_s`, not
+    :math:`-\sum_s g_s/L_T`, and (5) would not follow.
+    ``tests/test_oco_classifiers.py`` checks (1) on a grid,
+    :math:`\mathrm{Wealth}_t \ge F_t(\theta_t)` along a run whose bound
+    doubles (an equality before it), and the regret bound.
 
     A ``scipy.sparse`` CSR ``X`` gives the bits of its dense rows
     (:func:`kt_classifier_epoch_csr`: the scores in O(nnz), the bets in O(d)
