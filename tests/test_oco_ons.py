@@ -236,6 +236,10 @@ def test_bad_input_and_parameters():
         project_in_norm([1.0, 2.0], np.eye(2), Simplex(), start=[-0.5, 1.5])
     with pytest.raises(ValueError, match="matrix"):
         project_in_norm([1.0, 2.0], np.eye(3), Simplex())
+    with pytest.raises(ValueError, match="symmetric"):
+        project_in_norm([1.0, 2.0], [[1.0, 0.5], [0.0, 1.0]], Ball(1.0))
+    with pytest.raises(ValueError, match="positive definite"):
+        project_in_norm([1.0, 2.0], [[1.0, 2.0], [2.0, 1.0]], Simplex())
     with pytest.raises(ValueError, match="ball"):
         ONS([2.0, 0.0], feasible_set=Ball(1.0)).reset()
     game = ONS(np.zeros(2)).reset()

@@ -240,11 +240,26 @@ def projection_code(feasible_set) -> tuple[int, float]:
 def project_in_norm(y, A, feasible_set, start=None) -> np.ndarray:
     """The projection ``argmin_{z in K} (z - y)' A (z - y)`` (a new array).
 
-    ``A`` is symmetric positive definite (d, d); ``feasible_set`` is ``None``
-    (R^d: ``y``), :class:`~olbook.oco.Simplex` or a Euclidean
-    :class:`~olbook.oco.Ball`. ``start``: a point of the simplex where the
-    active-set method starts (default: the uniform point). Book section
-    :ref:`oco-sec-ons`.
+    The projection of the online Newton step (Hazan, Agarwal & Kale 2007; book
+    section :ref:`oco-sec-ons`), computed by the compiled loops of this module.
+
+    Parameters
+    ----------
+    y : array_like of shape (d,)
+        The point to project.
+    A : array_like of shape (d, d)
+        A symmetric positive definite matrix (checked: symmetric to a relative
+        1e-12, with a Cholesky factor).
+    feasible_set : None, olbook.oco.Simplex or olbook.oco.Ball
+        ``None``: R^d (the result is ``y``); the simplex; a Euclidean ball.
+    start : array_like of shape (d,), default=None
+        A point of the simplex where the active-set method starts (default:
+        the uniform point); ignored for the other sets.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        The point of ``feasible_set`` nearest to ``y`` in the norm of ``A``.
 
     Examples
     --------
@@ -258,6 +273,12 @@ def project_in_norm(y, A, feasible_set, start=None) -> np.ndarray:
     A = np.ascontiguousarray(A, dtype=np.float64)
     if A.shape != (y.size, y.size) or not np.isfinite(A).all():
         raise ValueError(f"A must be a finite ({y.size}, {y.size}) matrix.")
+    if np.abs(A - A.T).max() > 1e-12 * np.abs(A).max():
+        raise ValueError("A must be symmetric.")
+    try:
+        np.linalg.cholesky(A)  # a test of definiteness only: nothing is kept
+    except np.linalg.LinAlgError:
+        raise ValueError("A must be positive definite.") from None
     out = np.empty_like(y)
     if code == SIMPLEX:
         x = np.full(y.size, 1.0 / y.size) if start is None else check_start_point(start)

@@ -126,9 +126,30 @@ def ons_rounds(x, A, T, G, gamma, code, radius, X, loss, log_det):
 
 
 def theorem_parameters(exp_concavity, diameter, lipschitz) -> tuple[float, float]:
-    """The parameters of the regret theorem: ``gamma = min(1/(4 G D), alpha) / 2``
-    and ``a = 1/(gamma^2 D^2)`` (Hazan, Agarwal & Kale 2007; book
-    :prf:ref:`oco-thm-ons`)."""
+    """The parameters of the regret theorem of the online Newton step.
+
+    ``gamma = min(1/(4 G D), alpha) / 2`` and ``a = 1/(gamma^2 D^2)`` (Hazan,
+    Agarwal & Kale 2007, whose ``epsilon`` is ``a``; book :prf:ref:`oco-thm-ons`).
+
+    Parameters
+    ----------
+    exp_concavity : float > 0
+        ``alpha``: every loss is ``alpha``-exp-concave on the feasible set.
+    diameter : float > 0
+        ``D``, the diameter of the feasible set.
+    lipschitz : float > 0
+        ``G``, a bound on the norms of the gradients on the feasible set.
+
+    Returns
+    -------
+    gamma, a : float
+        ONS's ``gamma`` and the scale ``a`` of ``A_0 = a I``.
+
+    Examples
+    --------
+    >>> theorem_parameters(1.0, 1.0, 0.25)  # 1/(4 G D) = alpha = 1
+    (0.5, 4.0)
+    """
     alpha = check_positive_float(exp_concavity, "exp_concavity (alpha)")
     D = check_positive_float(diameter, "diameter")
     G = check_positive_float(lipschitz, "lipschitz (the bound on the gradient norms)")
@@ -137,8 +158,26 @@ def theorem_parameters(exp_concavity, diameter, lipschitz) -> tuple[float, float
 
 
 def theorem_bound(exp_concavity, diameter, lipschitz, dim, n_rounds) -> float:
-    """The bound of book :prf:ref:`oco-thm-ons` with :func:`theorem_parameters`:
-    ``(d ln(1 + T G^2 gamma^2 D^2 / d) + 1) / (2 gamma)``."""
+    """The regret bound of the online Newton step with :func:`theorem_parameters`.
+
+    ``(d ln(1 + T G^2 gamma^2 D^2 / d) + 1) / (2 gamma)``, the first bound of
+    book :prf:ref:`oco-thm-ons` (Hazan, Agarwal & Kale 2007 state the weaker
+    ``5 (1/alpha + G D) d log T``).
+
+    Parameters
+    ----------
+    exp_concavity, diameter, lipschitz : float > 0
+        ``alpha``, ``D`` and ``G``, as in :func:`theorem_parameters`.
+    dim : int >= 1
+        ``d``, the dimension.
+    n_rounds : int >= 1
+        ``T``, the number of rounds.
+
+    Returns
+    -------
+    float
+        The bound on the regret after ``T`` rounds against every point of the set.
+    """
     gamma, _ = theorem_parameters(exp_concavity, diameter, lipschitz)
     d = check_positive_int(dim, "dim")
     T = check_positive_int(n_rounds, "n_rounds")
