@@ -288,6 +288,6 @@ def test_inverse_factor_matches_sherman_morrison_round_by_round():
 
 
 def test_projections_live_in_their_module():
-    """olbook.oco.ons re-exports the A-norm projection of olbook.oco.norm_projections."""
+    """olbook.oco.ons re-exports the A-norm projection of norm_projections."""
     assert ons.project_in_norm is norm_projections.project_in_norm
     assert "project_in_norm" in ons.__all__

@@ -1,4 +1,4 @@
-"""Projections in the norm of a positive definite matrix: ``argmin_{z in K} ||z - y||_A``.
+"""Projections in the norm of a positive definite A: ``argmin_{z in K} ||z - y||_A``.
 
 Book section :ref:`oco-sec-ons`: the online Newton step (:class:`~olbook.oco.ONS`)
 projects in the norm ``||v||_A^2 = v' A v`` of its matrix ``A_t``. The sets:
@@ -220,9 +220,19 @@ def project_ball_in_norm(y, A, radius, out):  # pragma: no cover - compiled
 def projection_code(feasible_set) -> tuple[int, float]:
     """The code of ``feasible_set`` for compiled loops and its radius.
 
-    ``(REALS, 0.0)`` for ``None`` (R^d), ``(SIMPLEX, 0.0)`` for
-    :class:`~olbook.oco.Simplex`, ``(BALL, R)`` for a Euclidean
-    :class:`~olbook.oco.Ball` of radius ``R``; any other set is a ``ValueError``.
+    Used by :class:`~olbook.oco.ONS` (book section :ref:`oco-sec-ons`).
+
+    Parameters
+    ----------
+    feasible_set : None, olbook.oco.Simplex or olbook.oco.Ball
+        The set; any other (a box, a ball of another p-norm) is a ``ValueError``.
+
+    Returns
+    -------
+    code, radius : int, float
+        ``(REALS, 0.0)`` for ``None`` (R^d), ``(SIMPLEX, 0.0)`` for
+        :class:`~olbook.oco.Simplex`, ``(BALL, R)`` for a Euclidean
+        :class:`~olbook.oco.Ball` of radius ``R``.
     """
     if feasible_set is None:
         return REALS, 0.0
@@ -232,8 +242,8 @@ def projection_code(feasible_set) -> tuple[int, float]:
         return BALL, feasible_set.radius
     raise ValueError(
         "feasible_set must be None (R^d), olbook.oco.Simplex() or a Euclidean "
-        f"olbook.oco.Ball(radius): the projection in the norm of A_t onto {feasible_set!r} "
-        "is not computed."
+        "olbook.oco.Ball(radius): the projection in the norm of A_t onto "
+        f"{feasible_set!r} is not computed."
     )
 
 

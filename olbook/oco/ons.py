@@ -274,7 +274,7 @@ class ONS(GameLearner):
         return check_gradients(feedback, settings["x0"].size, ndim)
 
     def update(self, feedback) -> float:
-        """Play one round: ``feedback`` is the gradient ``g_t`` at the point ``x_t`` played.
+        """Play one round: ``feedback`` is the gradient ``g_t`` at the point ``x_t``.
 
         Returns the linear loss ``g_t . x_t`` paid.
         """
@@ -308,12 +308,23 @@ class ONS(GameLearner):
         )
 
     def regret_bound(self, u) -> float:
-        """The bound of the proof on the surrogate regret against ``u`` after the rounds
-        played: ``ln(det A_T / a^d) / (2 gamma) + gamma a ||x_1 - u||^2 / 2``.
+        """The bound of the proof on the surrogate regret against ``u``.
 
-        It bounds ``sum_t [g_t.(x_t - u) - (gamma/2) (g_t.(x_t - u))^2]``, hence the
-        regret of exp-concave losses for which the key lemma holds with this
-        gamma (book :prf:ref:`oco-lem-exp-concave`, :prf:ref:`oco-thm-ons`).
+        ``ln(det A_T / a^d) / (2 gamma) + gamma a ||x_1 - u||^2 / 2`` after the
+        rounds played. It bounds ``sum_t [g_t.(x_t - u) - (gamma/2) (g_t.(x_t -
+        u))^2]``, hence the regret of exp-concave losses for which the key lemma
+        holds with this gamma (Hazan, Agarwal & Kale 2007; book
+        :prf:ref:`oco-lem-exp-concave`, :prf:ref:`oco-thm-ons`).
+
+        Parameters
+        ----------
+        u : array_like of shape (d,)
+            The comparator (a point of the feasible set for the bound to apply).
+
+        Returns
+        -------
+        float
+            The bound; the learner's state is not changed.
         """
         s = self._settings()
         u = check_start_point(u)
