@@ -83,14 +83,15 @@ GAMES = {
     "WeightedMajority": "olbook.WeightedMajority(5).run(L01)",
 }
 #: The game learners of olbook.oco (chapter 8), each on the 200 x 5 gradients (clipped
-#: to [-1, 1] for coin betting, whose gradients must be at most its Lipschitz constant).
+#: to [-1, 1] and divided by 3 for coin betting, whose gradients must have norm at most
+#: its Lipschitz constant 1: sqrt(5) / 3 < 1).
 OCO_GAMES = {
     "FTL": "olbook.oco.FTL(olbook.oco.Ball(1.0), dim=5).run(grads)",
     "FTRL": "olbook.oco.FTRL(olbook.oco.Euclidean(), 0.1, dim=5).run(grads)",
     "OMD": "olbook.oco.OMD(olbook.oco.Entropic(), 0.1, olbook.oco.Simplex(), "
     "dim=5).run(grads)",
     "AdaGrad": "olbook.oco.AdaGrad(np.zeros(5), 0.1).run(grads)",
-    "CoinBetting": "olbook.oco.CoinBetting(np.zeros(5)).run(np.clip(grads, -1, 1))",
+    "CoinBetting": "olbook.oco.CoinBetting(np.zeros(5)).run(np.clip(grads, -1, 1) / 3)",
     "ONS": "olbook.oco.ONS(np.full(5, 0.2), 0.5, feasible_set=olbook.oco.Simplex())"
     ".run(np.clip(grads, -1, 1))",
 }
