@@ -101,11 +101,12 @@ def ons_rounds(x, A, T, G, gamma, code, radius, X, loss, log_det):
         s = 1.0 + factor_project(T, g, f)  # f = U' g, s = 1 + g' A_{t-1}^{-1} g
         log_det[0] += math.log(s)
         carlson_downdate(T, f, 1.0, K, b, c, True)  # A_t^{-1} = T'T, K = A_{t-1}^{-1} g
-        for i in range(d):
-            for j in range(i, d):
-                a = A[i, j] + g[i] * g[j]
-                A[i, j] = a
-                A[j, i] = a
+        for i in range(
+            d
+        ):  # row by row (contiguous); g_i g_j = g_j g_i: A stays symmetric
+            gi, row = g[i], A[i]
+            for j in range(d):
+                row[j] += gi * g[j]
         for i in range(d):
             y[i] = x[i] - (K[i] / s) / gamma
         if code == SIMPLEX:
