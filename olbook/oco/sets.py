@@ -36,11 +36,33 @@ __all__ = [
     "set_code",
     "project_into",
     "project_simplex_ordered",
+    "simplex_from_sorted",
     "linear_argmin_into",
 ]
 
 #: The integer codes of the compiled loops: no set (R^d), ball, box, simplex.
 REALS, BALL, BOX, SIMPLEX = 0, 1, 2, 3
+
+
+@numba.njit(cache=True)
+def simplex_from_sorted(y, u, out):  # pragma: no cover - compiled
+    """The simplex projection of ``y`` into ``out``; ``u`` is ``y`` sorted increasing.
+
+    Held, Wolfe and Crowder's threshold: read ``u`` from the largest value,
+    ``tau`` is the last ``(css - 1) / k`` below the k-th largest value; then
+    ``out = max(y - tau, 0)``. ``out`` may be ``y``.
+    """
+    d = y.shape[0]
+    css = 0.0
+    tau = 0.0
+    for j in range(d):
+        v = u[d - 1 - j]
+        css += v
+        t = (css - 1.0) / (j + 1)
+        if v - t > 0.0:
+            tau = t
+    for i in range(d):
+        out[i] = max(y[i] - tau, 0.0)
 
 
 @numba.njit(cache=True)
@@ -78,17 +100,7 @@ def project_into(y, code, a, b, p, out):  # pragma: no cover - compiled
         for i in range(d):
             out[i] = min(max(y[i], a), b)
     elif code == 3:
-        u = np.sort(y)  # increasing: read from the end, the largest first
-        css = 0.0
-        tau = 0.0
-        for j in range(d):
-            v = u[d - 1 - j]
-            css += v
-            t = (css - 1.0) / (j + 1)
-            if v - t > 0.0:
-                tau = t
-        for i in range(d):
-            out[i] = max(y[i] - tau, 0.0)
+        simplex_from_sorted(y, np.sort(y), out)
     else:
         for i in range(d):
             out[i] = y[i]
@@ -119,16 +131,7 @@ def project_simplex_ordered(y, order, u, out):  # pragma: no cover - compiled
             j -= 1
         u[j + 1] = v
         order[j + 1] = k
-    css = 0.0
-    tau = 0.0
-    for j in range(d):
-        v = u[d - 1 - j]
-        css += v
-        t = (css - 1.0) / (j + 1)
-        if v - t > 0.0:
-            tau = t
-    for i in range(d):
-        out[i] = max(y[i] - tau, 0.0)
+    simplex_from_sorted(y, u, out)
 
 
 @numba.njit(cache=True)
