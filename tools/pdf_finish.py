@@ -1,19 +1,24 @@
-"""What tools/build_pdf.py does to Chromium's PDF after printing it (with pypdf).
+"""What tools/build_pdf.py does to Chromium's PDF after printing it (with pypdf, then pikepdf).
 
 - :func:`destination_pages`: the page of every named destination (Chromium writes one for every
   target of a link in the book), for the contents' page numbers.
 - :func:`finish`: puts the parts' pages together, writes the page numbers at their feet, lays
   the contents' numbers (printed by Chromium) over the contents pages, turns the links between parts into links
   to named destinations, adds the bookmarks (the PDF's outline: every chapter, section and
-  subsection) and the document's title, opens the PDF with its bookmarks shown, and writes it.
+  subsection) and the document's title, opens the PDF with its bookmarks shown, and writes it
+  with its small objects (links, pages, fonts' dictionaries, the outline) packed into compressed
+  object streams (PDF 1.5; pikepdf, i.e. qpdf): 1.7 MB less on the 952-page book of
+  November 2026, whose 3,654 links alone took 0.9 MB uncompressed.
 """
 
 from __future__ import annotations
 
+import io
 import zlib
 from pathlib import Path
 
 import numpy as np
+import pikepdf
 from pdf_chunks import INVALID
 from PIL import Image
 from pypdf import PageObject, PdfReader, PdfWriter
@@ -213,8 +218,15 @@ def finish(
     writer.page_mode = "/UseOutlines"
     writer.add_metadata({f"/{key}": value for key, value in metadata.items()})
     writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
-    with out.open("wb") as handle:
-        writer.write(handle)
+    written = io.BytesIO()
+    writer.write(written)
+    with pikepdf.open(written) as pdf:
+        pdf.save(
+            out,
+            object_stream_mode=pikepdf.ObjectStreamMode.generate,
+            compress_streams=True,
+            recompress_flate=False,
+        )
     return {
         "numbered_pages": len(overlay),
         "bookmarks": len(outline),
