@@ -7,6 +7,7 @@ inside scikit-learn; nothing is downloaded.
 The public names are re-exported here from private modules: ``_grid`` (the
 dyadic grid and return types), ``_separable`` and ``_adversary`` (chapter 1),
 ``_real`` (scikit-learn's bundled data) and ``_margin`` (chapter 2).
+``_spam`` holds the spam game of section 9.1.
 """
 
 from ._adversary import greedy_adversarial_order
@@ -24,6 +25,7 @@ from ._separable import (
     make_separable,
     make_shell,
 )
+from ._spam import SpamGame, SpamGameRecord, filter_weights
 
 __all__ = [
     "GRID_BITS",
@@ -41,4 +43,7 @@ __all__ = [
     "first_one_parity_labels",
     "make_first_one_parity",
     "make_spirals",
+    "SpamGame",
+    "SpamGameRecord",
+    "filter_weights",
 ]
