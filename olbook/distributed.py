@@ -122,14 +122,16 @@ def _mix_warm_learner(template, coef, intercept, classes, n_features):
     return clf
 
 
-def _mix_shard_passes(shard, template, coef, intercept, passes):
+def _mix_shard_passes(shard, template, weights, passes):
     """``passes`` passes over one shard from the given weights: the task of one machine.
 
-    ``shard`` is ``(X, y)`` as :func:`mix_parameters` checked it (labels -1/+1).
-    Returns ``(coef, intercept, mistakes, updates)``: the weights (shape
-    (n_features,) and a float) and each pass's counts.
+    ``shard`` is ``(X, y)`` as :func:`mix_parameters` checked it (labels -1/+1),
+    ``weights`` the pair ``(coef, intercept)`` the passes start from. Returns
+    ``(coef, intercept, mistakes, updates)``: the weights (shape (n_features,)
+    and a float) and each pass's counts.
     """
     X, y = shard
+    coef, intercept = weights
     classes = np.array([-1.0, 1.0])
     clf = _mix_warm_learner(template, coef, intercept, classes, X.shape[1])
     mistakes = np.zeros(passes, dtype=np.int64)
@@ -221,13 +223,15 @@ def _mix_check_weights(weights, n_shards, rows):
 
 
 def _mix_run_sequential(shards, template, coef, intercept, passes):
-    return [_mix_shard_passes(s, template, coef, intercept, passes) for s in shards]
+    weights = (coef, intercept)
+    return [_mix_shard_passes(s, template, weights, passes) for s in shards]
 
 
 def _mix_run_client(client, state, template, coef, intercept, passes, tag):
     """One epoch on the cluster: one task per shard; a shard lost with a worker is sent again.
 
-    ``state`` holds the shards and their futures (scattered once). A worker
+    ``state`` holds the shards and their futures (scattered once); the weights
+    are scattered once per epoch (each worker fetches them once). A worker
     that dies mid-task loses the shards it held: Dask cancels the tasks that
     need them; the shards are then scattered again from this process and the
     epoch's tasks resubmitted (the tasks are pure functions of the shard and the
@@ -239,12 +243,12 @@ def _mix_run_client(client, state, template, coef, intercept, passes, tag):
 
     for attempt in range(_MIX_ATTEMPTS):
         keys = [f"{tag}-a{attempt}-s{i}" for i in range(len(state["shards"]))]
+        weights = client.scatter([(coef, intercept)], hash=False)[0]
         futures = client.map(
             _mix_shard_passes,
             state["futures"],
             template=template,
-            coef=coef,
-            intercept=intercept,
+            weights=weights,
             passes=passes,
             key=keys,
             pure=False,
@@ -258,7 +262,11 @@ def _mix_run_client(client, state, template, coef, intercept, passes, tag):
                 raise
             for i, fut in enumerate(state["futures"]):
                 if fut.status != "finished":
-                    state["futures"][i] = client.scatter(state["shards"][i], hash=False)
+                    state["futures"][i] = client.scatter(
+                        [state["shards"][i]], hash=False
+                    )[0]
+        finally:
+            client.cancel([weights])
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -55,7 +55,7 @@ def client():
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",  # loopback, any free port
         silence_logs=logging.CRITICAL,
     )
     c = distributed.Client(cluster)
@@ -112,19 +112,25 @@ def test_cluster_gives_the_bits_of_the_sequential_run(client, learner, iterative
 class KillOnce(distributed.WorkerPlugin if distributed else object):
     """Kill the worker process when it starts a task whose key holds ``marker``, once.
 
-    Every start of such a task is logged (key and process id) to ``log``.
+    The first such task (``O_EXCL``: one worker wins) writes its key and process
+    id to ``flag`` and exits; every later start of such a task is logged to ``log``.
     """
 
-    def __init__(self, marker: str, log: str):
-        self.marker, self.log = marker, log
+    def __init__(self, marker: str, flag: str, log: str):
+        self.marker, self.flag, self.log = marker, flag, log
 
     def transition(self, key, start, finish, **kwargs):
-        if finish == "executing" and self.marker in str(key):
-            first = not os.path.exists(self.log)
+        if finish != "executing" or self.marker not in str(key):
+            return
+        try:
+            fd = os.open(self.flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
             with open(self.log, "a") as f:
                 f.write(f"{key} {os.getpid()}\n")
-            if first:
-                os._exit(1)
+            return
+        os.write(fd, f"{key} {os.getpid()}".encode())
+        os.close(fd)
+        os._exit(1)
 
 
 @needs_dask
@@ -140,17 +146,17 @@ def test_a_worker_killed_mid_epoch_changes_no_bit(client, tmp_path):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     shards = noisy_shards(seed=1)
     pids = set(client.run(os.getpid).values())
-    log = tmp_path / "epoch3.log"
-    client.register_plugin(KillOnce("-e2-", str(log)), name="kill-once")
+    flag, log = tmp_path / "killed", tmp_path / "epoch3.log"
+    client.register_plugin(KillOnce("-e2-", str(flag), str(log)), name="kill-once")
     try:
         killed = mix_parameters(Perceptron(), shards, client, epochs=4)
     finally:  # the nanny restarts the worker; no later test needs it
         client.unregister_worker_plugin("kill-once")
-    runs = [line.split() for line in log.read_text().splitlines()]
-    key, pid = runs[0]
+    key, pid = flag.read_text().split()
     assert int(pid) in pids and int(pid) not in client.run(os.getpid).values()
     shard = key.rsplit("-", 1)[1]  # the killed task's shard ran again, elsewhere
-    assert any(k.endswith(f"-{shard}") and p != pid for k, p in runs[1:])
+    runs = [line.split() for line in log.read_text().splitlines()]
+    assert any(k.endswith(f"-{shard}") and p != pid for k, p in runs)
     same_bits(killed, mix_parameters(Perceptron(), shards, epochs=4))
 
 
