@@ -47,7 +47,7 @@ def filter_weights(learner) -> np.ndarray:
     :math:`\mathbf w = \sum_i \alpha_i \mathbf x_i` from ``dual_coef_`` and
     ``support_vectors_``, added oldest first, one stored example at a time (the
     same bits on every CPU). Used by :meth:`SpamGame.play` (book section 9.1,
-    :ref:`scale-spam-game`).
+    :ref:`scale-sec-spam-game`).
 
     Raises
     ------
@@ -91,7 +91,7 @@ class SpamGame:
     ``onlinelearningpost2014``) opens with a story: every day a spammer sends
     e-mail, a filter flags it, and a spammer whose message was filtered writes
     the next one with more sweet words. This class plays that repeated game
-    (book section 9.1, :ref:`scale-spam-game`).
+    (book section 9.1, :ref:`scale-sec-spam-game`).
 
     **Messages.** A vocabulary of :math:`V` words has the Zipfian background
     :math:`b_k \propto 1/k` (word :math:`k` is the :math:`k`-th most common).
