@@ -24,7 +24,7 @@ shard and epoch, the shards scattered to the workers once) or, with
 ``client=None``, shard after shard in this process. The weights are mixed on
 the calling process, in the order of the shards, so both give the same bits.
 Dask is imported only when a client is given: ``pip install "olbook[scale]"``.
-Book: chapter 9, :ref:`scale-mixing`.
+Book: chapter 9, :ref:`scale-sec-mixing`.
 """
 
 from __future__ import annotations
@@ -286,7 +286,7 @@ def mix_parameters(
     :math:`\sum_{n}\sum_i \mu_{i,n} k_{i,n} \le R^2/\gamma^2` (their theorem
     3; :math:`k_{i,n}` = ``updates_[n, i]``); one-shot mixing may return weights
     that do not separate the data (their theorem 2). Book: chapter 9,
-    :ref:`scale-mixing`.
+    :ref:`scale-sec-mixing`.
 
     Parameters
     ----------
