@@ -270,7 +270,7 @@ def _allowed(path: Path, sentence: str) -> tuple[str, str, str] | None:
 
 def test_toc_is_read():
     toc = read_toc()
-    assert len(toc.sections) == 8, sorted(toc.sections)
+    assert len(toc.sections) == 9, sorted(toc.sections)
     assert toc.where["perc-sec-pla"] == (1, 2)
     assert toc.where["olc-sec-pa"] == (6, 1)
     assert toc.where["kol-chapter"] == (7, 0)
