@@ -6,18 +6,19 @@ McDonald, Hall and Mann (2010) train the perceptron on a data set cut into
 * **one-shot parameter mixing** (their figure 2): each machine trains a
   learner on its shard alone, from :math:`\mathbf w = \mathbf 0`, and the
   weight vectors are mixed once at the end, :math:`\mathbf w = \sum_i \mu_i
-  \mathbf w^{(i)}`. Each learner separates its shard, but the mixture need
-  not separate the data, even separable data (their theorem 2);
+  \mathbf w^{(i)}`. Even when each learner separates its shard, the mixture
+  need not separate the data (their theorem 2);
 * **iterative parameter mixing** (their figure 3): at each epoch
   :math:`n = 1, \dots, N` every machine starts from the current mixed weights,
   makes *one* pass over its shard, and the results are mixed,
   :math:`\mathbf w \leftarrow \sum_i \mu_{i,n}\mathbf w^{(i,n)}`, with
   :math:`\mu_{i,n} \ge 0` and :math:`\sum_i \mu_{i,n} = 1`. On data separable
   with margin :math:`\gamma` by a unit vector, with :math:`\|\mathbf x\| \le R`,
-  the perceptron's updates :math:`k_{i,n}` (shard :math:`i`, epoch :math:`n`)
+  the perceptron's mistakes :math:`k_{i,n}` (shard :math:`i`, epoch :math:`n`)
   satisfy :math:`\sum_{n=1}^{N}\sum_{i=1}^{S} \mu_{i,n} k_{i,n} \le R^2/\gamma^2`
-  for every :math:`N` (their theorem 3), so the mixture separates the data
-  after finitely many epochs.
+  for every :math:`N` (their theorem 3; the book proves it for the updates,
+  ties included), so with coefficients bounded away from 0 the mixture
+  separates the data after finitely many epochs.
 
 :func:`mix_parameters` runs both, on a Dask cluster (``client=``: one task per
 shard and epoch, the shards scattered to the workers once) or, with
@@ -74,8 +75,9 @@ class MixingResult:
     mistakes_ : ndarray of int, shape (epochs, n_shards)
         ``mistakes_[n, i]``: the wrong predictions on shard ``i`` in epoch ``n``.
     updates_ : ndarray of int, shape (epochs, n_shards)
-        ``updates_[n, i]``: the updates on shard ``i`` in epoch ``n``, the paper's
-        :math:`k_{i,n}` for the perceptron (a tie counts).
+        ``updates_[n, i]``: the updates on shard ``i`` in epoch ``n``, the
+        :math:`k_{i,n}` of the book's bound for the perceptron (a tie counts;
+        the paper's :math:`k_{i,n}` counts mistakes).
     mixing_ : ndarray of shape (n_mixings, n_shards)
         The coefficients :math:`\\mu_{i,n}` of each mixing: one row per epoch
         when iterative, one row when one-shot.
@@ -284,7 +286,8 @@ def mix_parameters(
     weights are mixed once. For the perceptron on data separable with margin
     :math:`\gamma` (radius :math:`R`), iterative mixing has
     :math:`\sum_{n}\sum_i \mu_{i,n} k_{i,n} \le R^2/\gamma^2` (their theorem
-    3; :math:`k_{i,n}` = ``updates_[n, i]``); one-shot mixing may return weights
+    3, proved in the book for :math:`k_{i,n}` = ``updates_[n, i]``, which
+    counts ties); one-shot mixing may return weights
     that do not separate the data (their theorem 2). Book: chapter 9,
     :ref:`scale-sec-mixing`.
 
