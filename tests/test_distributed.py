@@ -206,6 +206,7 @@ def test_theorem_2_one_shot_mixing_fails_where_iterative_mixing_separates():
         once = mix_parameters(Perceptron(), shards, epochs=epochs, iterative=False)
         np.testing.assert_array_equal(once.coef_, [[1.0, 4.5]])
         assert (once.learner_.predict(X) != y).sum() == 2  # the second shard
+        assert once.bytes_.tolist() == [2 * 3 * 8]  # one mixing: weights sent back
     mixed = mix_parameters(Perceptron(), shards, epochs=6)
     assert (mixed.learner_.predict(X) == y).all()
     assert mixed.updates_[-2:].sum() == 0 and mixed.updates_[3].sum() > 0
