@@ -178,6 +178,27 @@ def test_play_records_the_deployed_filter():
     assert clf.trace_.n_rounds == 30
 
 
+def test_the_spammer_sees_the_filter_deployed_that_day():
+    """Step 3 of the game: the spammer reads w_s, the filter before the day's update."""
+    game = SpamGame(300, rate=0.05, n_trusted=20, random_state=6)
+    seen = []
+
+    def weights(clf):
+        seen.append(clf.coef_[0].copy())
+        return clf.coef_[0]
+
+    rec = game.play(olbook.Perceptron(), n_days=5, day_size=6, weights=weights)
+    assert len(seen) == 4  # day 0 deploys the zero filter, which trusts no word
+    for day, w in enumerate(seen, start=1):
+        n = day * 6
+        replay = olbook.Perceptron().partial_fit(rec.X[:n], rec.y[:n], classes=[-1, 1])
+        assert np.array_equal(w, replay.coef_[0])
+    w = seen[-1]
+    order = np.argsort(w, kind="stable")[:20]
+    assert np.array_equal(game.trusted, np.sort(order[w[order] < 0]))
+    assert game.trusted.size > 0
+
+
 def test_norma_plays_dense_with_its_linear_weights():
     clf = olbook.NORMA(kernel=linear, eta=0.1, budget=20)
     rec = SpamGame(200, rate=0.05, random_state=3).play(clf, n_days=8, day_size=10)

@@ -34,8 +34,9 @@ class SpamGameRecord(NamedTuple):
     mistakes: np.ndarray
     """``y * scores <= 0`` (a score of 0 is a mistake, the perceptron's convention)."""
     trusted_mass: np.ndarray
-    """For each day, the probability that a word of the next day's spam is one of the
-    filter's trusted words of that evening (the words the spammer moved towards)."""
+    """For each day, the probability that a word of the next day's spam falls on the
+    trusted words of that day's deployed filter (the words the spammer moved
+    towards that evening)."""
 
 
 def filter_weights(learner) -> np.ndarray:
@@ -91,7 +92,8 @@ class SpamGame:
     ``onlinelearningpost2014``) opens with a story: every day a spammer sends
     e-mail, a filter flags it, and a spammer whose message was filtered writes
     the next one with more sweet words. This class plays that repeated game
-    (book section 9.1, :ref:`scale-sec-spam-game`).
+    (book section 9.1, :ref:`scale-sec-spam-game`). The post's spammer learns
+    only which messages were stopped; this one also reads the filter's weights.
 
     **Messages.** A vocabulary of :math:`V` words has the Zipfian background
     :math:`b_k \propto 1/k` (word :math:`k` is the :math:`k`-th most common).
@@ -111,10 +113,12 @@ class SpamGame:
     *trusted words* :math:`T` are the ``n_trusted`` words of most negative
     weight (only words with :math:`w_k < 0`; ties go to the lower word index).
     Each flagged spam message moves a fraction ``rate`` of the camouflage onto
-    them: with :math:`k` flagged spam messages,
+    them: with :math:`k` flagged spam messages and :math:`T` not empty,
 
     .. math:: c \leftarrow (1-r)^k\, c + \bigl(1 - (1-r)^k\bigr)\,\mathrm{U}_T .
 
+    Flagged ham moves nothing, and nothing moves when :math:`T` is empty (as
+    for the zero filter, which has no negative weight).
     The payload :math:`\theta\,\mathrm{U}_S` never changes: spam stays spam.
     With ``rate=0`` the camouflage never moves and the stream does not depend
     on the filter (the oblivious spammer): the same seed gives the same
