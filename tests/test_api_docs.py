@@ -149,9 +149,9 @@ def test_every_entry_links_to_a_book_section():
         assert m.group(1) in labels, (
             f"{name} ({page}) links to an unknown label {m.group(1)}"
         )
-        assert re.match(r"(perc|marg|boost|vc|regret|olc|kol|oco|scale)-sec-", m.group(1)), (
-            m.group(1)
-        )
+        assert re.match(
+            r"(perc|marg|boost|vc|regret|olc|kol|oco|scale)-sec-", m.group(1)
+        ), m.group(1)
 
 
 def test_built_inventory_lists_every_entry():
