@@ -31,6 +31,7 @@ from pypdf.generic import (
     DictionaryObject,
     Fit,
     FloatObject,
+    IndirectObject,
     NameObject,
     NullObject,
     NumberObject,
@@ -56,9 +57,8 @@ def tiny(annotation) -> bool:  # noqa: ANN001 - a pypdf dictionary
     return abs(x1 - x0) < 2 and abs(y1 - y0) < 2
 
 
-FOOTER_FONT = (
-    "OLFooter"  # the footer's font's resource name, unlike Chromium's /F1, /F2, ...
-)
+# The footer's font's resource name, unlike Chromium's /F1, /F2, ...
+FOOTER_FONT = "OLFooter"
 
 
 def footer_font() -> DictionaryObject:
@@ -85,8 +85,8 @@ def footer(number: int, total: int, width: float) -> bytes:
 
 
 def rewrite_contents(
-    writer: PdfWriter, page: PageObject, number: int, total: int, font
-):  # noqa: ANN001
+    writer: PdfWriter, page: PageObject, number: int, total: int, font: IndirectObject
+) -> None:
     """Replace the page's content by its text compacted (:mod:`pdf_text`), kept in its own
     graphics state, then its footer; compressed at zlib's level 9."""
     resources = page["/Resources"]
