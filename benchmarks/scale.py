@@ -1,4 +1,4 @@
-"""Chapter 9 at scale: hashed e-mails against Vowpal Wabbit, and parameter mixing on 2 workers.
+"""Chapter 9 at scale: hashed e-mails against Vowpal Wabbit; mixing on 2 workers.
 
 1. **Hashing + one PA-I pass** over ``--n`` (10**6) synthetic e-mails of ``--words``
    (100) words each: the mail stream of book section 9.2 (word ``w<r>`` of rank ``r``
@@ -16,9 +16,12 @@
    has no ``vw`` binary; ``python -m vowpalwabbit -d FILE ...`` is the same call).
    Two VW updates: ``--loss_function hinge --invariant --power_t 0 -l 1 --noconstant``,
    whose importance-aware hinge step is PA-I's step with C = 1 computed on the score
-   clipped to VW's label range [-1, 1] (checked below on a stream without
-   collisions), and VW's default update for the hinge loss (adaptive, normalized and
-   invariant, ``-l 0.5``, ``--power_t 0.5``, a constant feature). Both sides predict
+   clipped to the range of the labels VW has seen ([-1, 1] once both have come), on
+   every example whose features go to distinct weights (checked below on a stream
+   without collisions; VW's sum of squares counts a feature listed twice, or two
+   features in one weight, as two terms), and VW's default update for the hinge
+   loss (adaptive, normalized and invariant, ``-l 0.5``, ``--power_t 0.5``, a
+   constant feature). Both sides predict
    each e-mail before learning from it: the mistakes are progressive. Also timed:
    olbook reading the same text file (read, split, hash, learn), and VW fed one
    example at a time from Python (``Workspace.learn(line)``), on a prefix. Target:
@@ -107,7 +110,7 @@ def run_vw(path, bits, flags, predictions=None):
 
 
 def vw_pa1_check(seed=1, n=3000, d=500, k=20):
-    """VW's PA-I flags against PA-I on the clipped score, on a stream without collisions.
+    """VW's PA-I flags against PA-I on the clipped score, without collisions.
 
     Integer feature names go to distinct weights in VW (the name plus the namespace's
     hash, 0 for the default namespace, modulo the table), and no example lists a
