@@ -287,6 +287,25 @@ def test_omd_simplex_projection_kept_in_order_has_the_bits_of_a_full_sort(d):
         x = out
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 8, 13, 100, 1001])
+def test_sort_into_has_the_bits_of_np_sort(n):
+    """The heapsort of the simplex projection returns np.sort's array, bit for bit
+    where the order is fixed (repeated values, infinities, NaN last)."""
+    from olbook.oco.sets import sort_into
+
+    rng = np.random.default_rng(n)
+    for trial in range(20):
+        y = rng.standard_normal(n)
+        y[::3] = np.round(y[::3])  # ties
+        if n and trial % 4 == 0:
+            y[rng.integers(n)] = np.inf
+            y[rng.integers(n)] = np.nan
+            y[rng.integers(n)] = -np.inf
+        u = np.empty(n)
+        sort_into(y, u)
+        assert np.array_equal(u, np.sort(y), equal_nan=True)
+
+
 def test_sets_diameter_and_errors():
     assert Ball(2.0).diameter(5) == 4.0
     assert Box(-1.0, 1.0).diameter(4) == 4.0

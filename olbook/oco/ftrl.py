@@ -15,7 +15,9 @@ The argmin has a closed form for the Euclidean regularizer on any set of
 :mod:`olbook.oco.sets` (the projection of ``-eta theta``), the entropic one on
 the simplex (``softmax(-eta theta)``) and the p-norm one on R^d or its own ball
 (the inverse mirror map of ``-eta theta``, scaled into the ball); any other pair
-is a ``ValueError``.
+is a ``ValueError``. Each rule has its own compiled loop (:func:`ftl_run`,
+:func:`ftrl_run` for the Euclidean regularizer, :func:`ftrl_entropic_run`,
+:func:`ftrl_pnorm_run`), chosen in Python: a first run compiles only its own.
 """
 
 from __future__ import annotations
@@ -24,46 +26,117 @@ import numba
 import numpy as np
 
 from ._oco_base import OCOLearner, check_dim, check_eta, check_pair, check_set
-from .regularizers import mirror_inverse_into
-from .sets import linear_argmin_into, project_into, set_code
+from .regularizers import ENTROPIC, EUCLIDEAN, pnorm_grad_into, softmax_into
+from .sets import (
+    BALL,
+    BOX,
+    SIMPLEX,
+    linear_argmin_into,
+    project_simplex_ordered,
+    scale_into_ball,
+    set_code,
+)
 
-__all__ = ["FTL", "FTRL", "ftrl_run"]
-
-
-@numba.njit(cache=True)
-def _leader(theta, eta, mcode, p, scode, a, b, sp, y, out):  # pragma: no cover
-    """``out = argmin_K eta theta . x + R(x)``; ``mcode < 0``: FTL (no R)."""
-    d = theta.shape[0]
-    if mcode < 0:
-        linear_argmin_into(theta, scode, a, b, sp, out)
-        return
-    for i in range(d):
-        y[i] = -eta * theta[i]
-    if mcode == 0:  # Euclidean: the projection of -eta theta
-        project_into(y, scode, a, b, sp, out)
-    else:  # entropic: softmax; p-norm: grad R*, then scaled into its ball
-        mirror_inverse_into(y, mcode, p, out)
-        if scode == 1:
-            project_into(out, scode, a, b, sp, out)
+__all__ = ["FTL", "FTRL", "ftl_run", "ftrl_run", "ftrl_entropic_run", "ftrl_pnorm_run"]
 
 
 @numba.njit(cache=True)
-def ftrl_run(F, theta, eta, mcode, p, scode, a, b, sp):  # pragma: no cover - compiled
-    """Play the rows of ``F``; return (points played, new theta, next point).
+def ftl_run(F, theta, scode, a, b, sp):  # pragma: no cover - compiled
+    """FTL: play the rows of ``F``; return (points played, new theta, next point).
 
+    The leader ``argmin_K theta . x`` (:func:`~olbook.oco.sets.linear_argmin_into`).
     ``theta`` (the sum of the gradients so far) is not changed in place.
+    """
+    T, d = F.shape
+    X = np.empty((T, d))
+    th = theta.copy()
+    x = np.empty(d)
+    linear_argmin_into(th, scode, a, b, sp, x)
+    for t in range(T):
+        for i in range(d):
+            X[t, i] = x[i]
+            th[i] += F[t, i]
+        linear_argmin_into(th, scode, a, b, sp, x)
+    return X, th, x
+
+
+@numba.njit(cache=True)
+def ftrl_run(F, theta, eta, scode, a, b, sp):  # pragma: no cover - compiled
+    """FTRL, Euclidean: play the rows of ``F``; return (points, new theta, next point).
+
+    The leader ``argmin_K eta theta . x + ||x||^2 / 2`` is the projection of
+    ``-eta theta`` onto K. ``theta`` (the sum of the gradients so far) is not
+    changed in place. The other regularizers: :func:`ftrl_entropic_run`,
+    :func:`ftrl_pnorm_run`.
     """
     T, d = F.shape
     X = np.empty((T, d))
     th = theta.copy()
     y = np.empty(d)
     x = np.empty(d)
-    _leader(th, eta, mcode, p, scode, a, b, sp, y, x)
-    for t in range(T):
+    u = np.empty(d)
+    order = np.empty(d, dtype=np.int64)  # the simplex projection's sorting order,
+    for i in range(d):  # kept between rounds
+        order[i] = i
+    for t in range(-1, T):
+        if t >= 0:
+            for i in range(d):
+                X[t, i] = x[i]
+                th[i] += F[t, i]
         for i in range(d):
-            X[t, i] = x[i]
-            th[i] += F[t, i]
-        _leader(th, eta, mcode, p, scode, a, b, sp, y, x)
+            y[i] = -eta * th[i]
+        if scode == SIMPLEX:  # sorted from the last round's order: O(d) when it holds
+            project_simplex_ordered(y, order, u, x)
+        elif scode == BALL:
+            scale_into_ball(y, a, sp, x)
+        elif scode == BOX:
+            for i in range(d):
+                x[i] = min(max(y[i], a), b)
+        else:
+            for i in range(d):
+                x[i] = y[i]
+    return X, th, x
+
+
+@numba.njit(cache=True)
+def ftrl_entropic_run(F, theta, eta):  # pragma: no cover - compiled
+    """FTRL, entropic, on the simplex: the leader is ``softmax(-eta theta)``."""
+    T, d = F.shape
+    X = np.empty((T, d))
+    th = theta.copy()
+    y = np.empty(d)
+    x = np.empty(d)
+    for t in range(-1, T):
+        if t >= 0:
+            for i in range(d):
+                X[t, i] = x[i]
+                th[i] += F[t, i]
+        for i in range(d):
+            y[i] = -eta * th[i]
+        softmax_into(y, x)
+    return X, th, x
+
+
+@numba.njit(cache=True)
+def ftrl_pnorm_run(F, theta, eta, p, scode, a, sp):  # pragma: no cover - compiled
+    """FTRL, p-norm: the leader is ``grad R*(-eta theta)``, scaled into the ball
+    (``scode`` 1, radius ``a``, norm ``sp``) or not (R^d)."""
+    T, d = F.shape
+    X = np.empty((T, d))
+    th = theta.copy()
+    y = np.empty(d)
+    x = np.empty(d)
+    q = p / (p - 1.0)
+    for t in range(-1, T):
+        if t >= 0:
+            for i in range(d):
+                X[t, i] = x[i]
+                th[i] += F[t, i]
+        for i in range(d):
+            y[i] = -eta * th[i]
+        pnorm_grad_into(y, q, x)
+        if scode == BALL:
+            scale_into_ball(x, a, sp, x)
     return X, th, x
 
 
@@ -77,7 +150,13 @@ class _Leader(OCOLearner):
     def _run(self, F: np.ndarray, s: dict):
         (mcode, p), (scode, a, b, sp) = s["codes"]
         theta = self.__dict__.get("gradient_sum_", np.zeros(s["dim"]))
-        return ftrl_run(F, theta, s["eta"], mcode, p, scode, a, b, sp)
+        if mcode < 0:
+            return ftl_run(F, theta, scode, a, b, sp)
+        if mcode == EUCLIDEAN:
+            return ftrl_run(F, theta, s["eta"], scode, a, b, sp)
+        if mcode == ENTROPIC:
+            return ftrl_entropic_run(F, theta, s["eta"])
+        return ftrl_pnorm_run(F, theta, s["eta"], p, scode, a, sp)
 
     def _advance(self, F: np.ndarray):
         X, theta, x = self._run(F, self._game)

@@ -101,14 +101,14 @@ def project_simplex_in_norm(y, A, x, out):  # pragma: no cover - compiled
     q = np.empty(d)
     _matvec(A, y, q)
     z = x.copy()
-    held = np.zeros(d, dtype=np.bool_)
+    held = np.empty(d, dtype=np.bool_)
     for i in range(d):
         held[i] = z[i] <= 0.0
         if held[i]:
             z[i] = 0.0
     free = np.empty(d, dtype=np.int64)
     grad = np.empty(d)
-    buf, vec = np.empty(d * d), np.empty((5, d))  # the systems on F, sliced to |F|
+    vec = np.empty((5, d))  # the vectors of the systems on F, sliced to |F|
     lam = 0.0
     at_solution = False
     for _ in range(20 * d + 20):
@@ -118,7 +118,7 @@ def project_simplex_in_norm(y, A, x, out):  # pragma: no cover - compiled
                 if not held[i]:
                     free[n] = i
                     n += 1
-            M = buf[: n * n].reshape((n, n))
+            M = np.empty((n, n))
             qF, ones, u = vec[0, :n], vec[1, :n], vec[2, :n]
             v, work = vec[3, :n], vec[4, :n]
             for r in range(n):

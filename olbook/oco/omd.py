@@ -16,7 +16,10 @@ Closed forms: the Euclidean map with any set of :mod:`olbook.oco.sets` (the
 step is OGD's, ``Proj_K(x_t - eta g_t)``); the entropic map on the simplex (the
 multiplicative update ``x_{t+1,i} ~ x_{t,i} exp(-eta g_{t,i})``: Hedge), kept in
 log space; the p-norm map on R^d or its own ball (the Bregman projection onto
-``{||x||_p <= r}`` is a scaling). Any other pair is a ``ValueError``.
+``{||x||_p <= r}`` is a scaling). Any other pair is a ``ValueError``. Each map
+has its own compiled loop (:func:`omd_run` for the Euclidean map,
+:func:`omd_entropic_run`, :func:`omd_pnorm_run`), chosen in Python: a first run
+compiles only its own.
 """
 
 from __future__ import annotations
@@ -25,48 +28,92 @@ import numba
 import numpy as np
 
 from ._oco_base import OCOLearner, check_dim, check_eta, check_pair
-from .regularizers import mirror_grad_into, mirror_inverse_into
-from .sets import project_into, project_simplex_ordered
+from .regularizers import ENTROPIC, EUCLIDEAN, pnorm_grad_into, softmax_into
+from .sets import (
+    BALL,
+    BOX,
+    SIMPLEX,
+    project_into,
+    project_simplex_ordered,
+    scale_into_ball,
+)
 
-__all__ = ["OMD", "omd_run"]
+__all__ = ["OMD", "omd_run", "omd_entropic_run", "omd_pnorm_run"]
 
 
 @numba.njit(cache=True)
-def omd_run(F, x, z, eta, mcode, p, scode, a, b, sp):  # pragma: no cover - compiled
-    """Play the rows of ``F`` from the point ``x``; return (points played, x, z).
+def omd_run(F, x, eta, scode, a, b, sp):  # pragma: no cover - compiled
+    """OMD with the Euclidean map, OGD: play the rows of ``F`` from the point ``x``.
 
-    ``z`` is the entropic map's log-weights (``x = softmax(z)``), unused by the
-    other maps. Neither ``x`` nor ``z`` is changed in place.
+    ``x_{t+1} = Proj_K(x_t - eta g_t)``. Returns (points played, next point);
+    ``x`` is not changed in place. The other maps: :func:`omd_entropic_run`,
+    :func:`omd_pnorm_run`.
     """
     T, d = F.shape
     X = np.empty((T, d))
     x = x.copy()
-    z = z.copy()
     y = np.empty(d)
     u = np.empty(d)
     order = np.arange(d)  # the simplex projection's sorting order, kept between rounds
     for t in range(T):
         for i in range(d):
             X[t, i] = x[i]
-        if mcode == 0:  # OGD: Proj_K(x - eta g)
+            y[i] = x[i] - eta * F[t, i]
+        if scode == SIMPLEX:  # sorted from the last round's order: O(d) when it holds
+            project_simplex_ordered(y, order, u, x)
+        elif scode == BALL:
+            scale_into_ball(y, a, sp, x)
+        elif scode == BOX:
             for i in range(d):
-                y[i] = x[i] - eta * F[t, i]
-            if scode == 3:
-                project_simplex_ordered(y, order, u, x)
-            else:
-                project_into(y, scode, a, b, sp, x)
-        elif mcode == 1:  # x_i ~ x_i exp(-eta g_i), in log space
+                x[i] = min(max(y[i], a), b)
+        else:
             for i in range(d):
-                z[i] = z[i] - eta * F[t, i]
-            mirror_inverse_into(z, 1, p, x)
-        else:  # p-norm: grad R*(grad R(x) - eta g), scaled into the ball
-            mirror_grad_into(x, 2, p, y)
-            for i in range(d):
-                y[i] = y[i] - eta * F[t, i]
-            mirror_inverse_into(y, 2, p, x)
-            if scode == 1:
-                project_into(x, scode, a, b, sp, x)
+                x[i] = y[i]
+    return X, x
+
+
+@numba.njit(cache=True)
+def omd_entropic_run(F, x, z, eta):  # pragma: no cover - compiled
+    """OMD with the entropic map on the simplex (Hedge): play the rows of ``F`` from ``x``.
+
+    ``x_{t+1,i} ~ x_{t,i} exp(-eta g_{t,i})``, kept in log space: ``z`` holds
+    the log-weights, ``x = softmax(z)``. Returns (points played, next point, new
+    ``z``); neither ``x`` nor ``z`` is changed in place.
+    """
+    T, d = F.shape
+    X = np.empty((T, d))
+    x = x.copy()
+    z = z.copy()
+    for t in range(T):
+        for i in range(d):
+            X[t, i] = x[i]
+            z[i] = z[i] - eta * F[t, i]
+        softmax_into(z, x)
     return X, x, z
+
+
+@numba.njit(cache=True)
+def omd_pnorm_run(F, x, eta, p, scode, a, sp):  # pragma: no cover - compiled
+    """OMD with the p-norm map: ``grad R*(grad R(x) - eta g)``, scaled into the ball.
+
+    ``scode`` 1: the ball of radius ``a`` in the norm ``sp``; otherwise R^d.
+    Returns (points played, next point); ``x`` is not changed in place.
+    """
+    T, d = F.shape
+    X = np.empty((T, d))
+    x = x.copy()
+    y = np.empty(d)
+    q = p / (p - 1.0)
+    for t in range(T):
+        for i in range(d):
+            X[t, i] = x[i]
+        pnorm_grad_into(x, p, y)
+        for i in range(d):
+            y[i] = y[i] - eta * F[t, i]
+        pnorm_grad_into(y, q, x)
+        if scode == BALL:
+            scale_into_ball(x, a, sp, x)
+    return X, x
 
 
 class OMD(OCOLearner):
@@ -132,7 +179,12 @@ class OMD(OCOLearner):
 
     def _advance(self, F: np.ndarray):
         (mcode, p), (scode, a, b, sp) = self._game["codes"]
-        X, x, z = omd_run(
-            F, self.x_, self._log_weights, self._game["eta"], mcode, p, scode, a, b, sp
-        )
-        return X, {"x_": x, "_log_weights": z}
+        eta = self._game["eta"]
+        if mcode == ENTROPIC:
+            X, x, z = omd_entropic_run(F, self.x_, self._log_weights, eta)
+            return X, {"x_": x, "_log_weights": z}
+        if mcode == EUCLIDEAN:
+            X, x = omd_run(F, self.x_, eta, scode, a, b, sp)
+        else:
+            X, x = omd_pnorm_run(F, self.x_, eta, p, scode, a, sp)
+        return X, {"x_": x}

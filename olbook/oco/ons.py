@@ -87,9 +87,11 @@ def ons_rounds(x, A, T, G, gamma, code, radius, X, loss, log_det):
     Carlson's step makes ``T`` the factor of ``A_{t-1}^{-1} - K K' / (1 + v)``
     ``= A_t^{-1}`` and fills ``K = A_{t-1}^{-1} g``; ``A += g g'``;
     ``A_t^{-1} g = K / (1 + v)``, ``y = x - (K / (1 + v)) / gamma``, and ``x``
-    becomes the projection of ``y`` in the norm of ``A_t`` (``code``: 0 none,
-    1 simplex, 2 ball of ``radius``). Fixed-order sums: the same bits on every
-    CPU. Returns whether every number of the state and every loss is finite.
+    becomes the projection of ``y`` in the norm of ``A_t``: onto the ball of
+    ``radius``, or, with ``radius=None``, by ``code`` (0 none, 1 simplex); a
+    ``None`` radius compiles the loop without the ball's projection (a first
+    run compiles less). Fixed-order sums: the same bits on every CPU. Returns
+    whether every number of the state and every loss is finite.
     """
     d = x.shape[0]
     f, K, b, c, y = np.empty(d), np.empty(d), np.empty(d), np.empty(d), np.empty(d)
@@ -109,10 +111,10 @@ def ons_rounds(x, A, T, G, gamma, code, radius, X, loss, log_det):
                 row[j] += gi * g[j]
         for i in range(d):
             y[i] = x[i] - (K[i] / s) / gamma
-        if code == SIMPLEX:
-            project_simplex_in_norm(y, A, x, x)
-        elif code == BALL:
+        if radius is not None:  # a ball (None: the simplex or R^d, compiled without)
             project_ball_in_norm(y, A, radius, x)
+        elif code == SIMPLEX:
+            project_simplex_in_norm(y, A, x, x)
         else:
             for i in range(d):
                 x[i] = y[i]
@@ -287,9 +289,8 @@ class ONS(GameLearner):
         log_det = np.array([self.log_det_ratio_])
         X = np.empty_like(F)
         loss = np.empty(F.shape[0])
-        if not ons_rounds(
-            x, A, T, F, s["gamma"], s["code"], s["radius"], X, loss, log_det
-        ):
+        radius = s["radius"] if s["code"] == BALL else None
+        if not ons_rounds(x, A, T, F, s["gamma"], s["code"], radius, X, loss, log_det):
             raise ValueError(
                 "the gradients are too large: a point or the matrix is no longer "
                 "finite (scale the losses down)."

@@ -37,6 +37,8 @@ __all__ = [
     "PNorm",
     "mirror_grad_into",
     "mirror_inverse_into",
+    "pnorm_grad_into",
+    "softmax_into",
 ]
 
 #: The integer codes of the compiled loops.
@@ -44,9 +46,10 @@ EUCLIDEAN, ENTROPIC, PNORM = 0, 1, 2
 
 
 @numba.njit(cache=True)
-def _pgrad(x, p, out):  # pragma: no cover - compiled
-    """The gradient of 0.5 ||x||_p^2, scaled by max |x_i| so that nothing overflows.
+def pnorm_grad_into(x, p, out):  # pragma: no cover - compiled
+    """``out`` = the gradient of 0.5 ||x||_p^2, scaled by max |x_i| so that nothing overflows.
 
+    The p-norm's mirror map (its inverse: the same with ``p / (p - 1)``).
     ``out`` must not be ``x``.
     """
     d = x.shape[0]
@@ -66,7 +69,8 @@ def _pgrad(x, p, out):  # pragma: no cover - compiled
     for i in range(d):
         a = abs(x[i]) / m
         if a > 0.0:
-            out[i] = m * np.sign(x[i]) * (out[i] / a) * c
+            sign = 1.0 if x[i] > 0.0 else -1.0  # np.sign(x_i): x_i != 0 here
+            out[i] = m * sign * (out[i] / a) * c
         else:
             out[i] = 0.0
 
@@ -82,7 +86,26 @@ def mirror_grad_into(x, code, p, out):  # pragma: no cover - compiled
         for i in range(d):
             out[i] = 1.0 + math.log(x[i]) if x[i] > 0.0 else -np.inf
     else:
-        _pgrad(x, p, out)
+        pnorm_grad_into(x, p, out)
+
+
+@numba.njit(cache=True)
+def softmax_into(theta, out):  # pragma: no cover - compiled
+    """``out = softmax(theta)``, the entropic map's inverse on the simplex.
+
+    ``exp(theta_i - max theta)``, divided by their sum added in increasing
+    ``i``. ``out`` may be ``theta``.
+    """
+    d = theta.shape[0]
+    top = -np.inf
+    for i in range(d):
+        top = max(top, theta[i])
+    s = 0.0
+    for i in range(d):
+        out[i] = math.exp(theta[i] - top)
+        s += out[i]
+    for i in range(d):
+        out[i] = out[i] / s
 
 
 @numba.njit(cache=True)
@@ -93,17 +116,9 @@ def mirror_inverse_into(theta, code, p, out):  # pragma: no cover - compiled
         for i in range(d):
             out[i] = theta[i]
     elif code == 1:
-        top = -np.inf
-        for i in range(d):
-            top = max(top, theta[i])
-        s = 0.0
-        for i in range(d):
-            out[i] = math.exp(theta[i] - top)
-            s += out[i]
-        for i in range(d):
-            out[i] = out[i] / s
+        softmax_into(theta, out)
     else:
-        _pgrad(theta, p / (p - 1.0), out)
+        pnorm_grad_into(theta, p / (p - 1.0), out)
 
 
 def _vec(x, name: str) -> np.ndarray:
