@@ -33,10 +33,12 @@ venv: $(STAMP)
 # compileall byte-compiles the venv on every core (-j 0); a file that does not compile (a
 # template named .py) is skipped, as pip skips it.
 $(STAMP): requirements.txt pyproject.toml
+	@date +%s > .venv-start
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
 	-$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib
 	touch $(STAMP)
+	@echo "venv: $$(( $$(date +%s) - $$(cat .venv-start) )) s" && rm -f .venv-start
 
 # The HTML book (jupyter-book build --all), then the single-page book from the same parsed sources
 # (tools/build_pdf.py --html: both builds use one configuration, so the second only writes).
@@ -98,54 +100,79 @@ pdf: chromium pdf-tools $(STAMP)
 # nbval also runs two workers), each step's output printed in one piece when it ends
 # (--output-sync). A failing step fails make test: no further step starts, the running ones
 # finish, and make names the step that failed above its output.
+# Each step prints its wall time when it ends ("test-nbval: 458 s"), and make test its total:
+# the times that the target of make test's duration (issue 26) is read from.
+TIMES      := $(VENV)/times
+STEP_START = @mkdir -p $(TIMES) && date +%s > $(TIMES)/$@
+STEP_END   = @echo "$@: $$(( $$(date +%s) - $$(cat $(TIMES)/$@) )) s"
 TEST_FIRST := test-lint test-pytest
 TEST_STEPS := test-install test-html test-nbval-cpu2 test-nbval test-pdf test-pages test-pdf-check
 .PHONY: $(TEST_FIRST) $(TEST_STEPS)
 test: chromium pdf-tools $(STAMP)
+	$(STEP_START)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_FIRST)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_STEPS)
 	@echo "The book: $(CURDIR)/_build/html/index.html"
+	@echo "make test after the set-up (venv, Chromium, PDF tools): $$(( $$(date +%s) - $$(cat $(TIMES)/test) )) s"
 
 # 1. ruff (lint and format) and the links from the text to the API pages
 test-lint: $(STAMP)
+	$(STEP_START)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/python -m ruff format --check $(LINT_PATHS)
 	$(BIN)/python tools/link_api.py --check
+	$(STEP_END)
 
 # 2. pytest over tests/ on two workers (pytest-xdist), then olbook's doctests
 test-pytest: $(STAMP)
+	$(STEP_START)
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 tests
 	$(BIN)/python -m pytest -p no:cacheprovider --doctest-modules olbook -q
+	$(STEP_END)
 
 # 2b. olbook as wheel and sdist, installed non-editable in a fresh venv (tools/check_install.py)
 test-install: $(STAMP)
+	$(STEP_START)
 	$(BIN)/python tools/check_install.py
+	$(STEP_END)
 
 # 3. nbval natively (after pytest: its kernels load olbook's compiled code from numba's cache)
 test-nbval: $(STAMP)
+	$(STEP_START)
 	$(OFFLINE_RUN) $(NBVAL)
+	$(STEP_END)
 
 # 4. nbval under the second CPU setting (numba compiles for the generic CPU: its own cache entries)
 test-nbval-cpu2: $(STAMP)
+	$(STEP_START)
 	$(SECOND_CPU) $(OFFLINE_RUN) $(NBVAL)
+	$(STEP_END)
 
 # 5. the HTML book with warnings as errors, then the single-page book from its parsed sources
 #    (the builds render the committed outputs, which nbval checks: they run beside it)
 test-html: $(STAMP)
+	$(STEP_START)
 	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py --html --strict --single-page-only
+	$(STEP_END)
 
 # 6. the PDF: the single-page book printed by headless Chromium (make pdf)
 test-pdf: $(STAMP) | test-html
+	$(STEP_START)
 	$(OFFLINE_RUN) $(BIN)/python tools/build_pdf.py
+	$(STEP_END)
 
 # 7. every page in one headless Chromium (tools/check_pages.py), and in the same pass at 1,280 px:
 #    outputs and figures fit the column (--widths: tools/check_widths.py's checks)
 test-pages: $(STAMP) | test-html
+	$(STEP_START)
 	$(OFFLINE_RUN) $(BIN)/python tools/check_pages.py --widths _build/html
+	$(STEP_END)
 
 # 8. the PDF's check (tools/check_pdf.py)
 test-pdf-check: $(STAMP) | test-pdf
+	$(STEP_START)
 	$(BIN)/python tools/check_pdf.py
+	$(STEP_END)
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
