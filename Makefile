@@ -180,12 +180,14 @@ lint: $(STAMP)
 
 # Every benchmark script at its default size, one after another (each writes
 # benchmarks/results/<name>.json with the machine's description), then the execution time of
-# every notebook (tools/time_notebooks.py, about 3 min), then the appendix page "How fast is
-# olbook?", re-executed because its tables and figure show those files. Commit all of them.
+# every notebook (tools/time_notebooks.py, about 3 min), then make test on a fresh clone of the
+# last commit, step by step (tools/time_test.py, about 20 min), then the appendix page "How fast
+# is olbook?", re-executed because its tables and figure show those files. Commit all of them.
 .PHONY: bench
 bench: $(STAMP)
 	@set -e; for f in benchmarks/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f; done
 	$(BIN)/python tools/time_notebooks.py
+	$(BIN)/python tools/time_test.py
 	cd book/appendix && ../../$(BIN)/jupyter execute --inplace performance.ipynb
 
 # The build, and numba's compiled code of olbook wherever olbook/_numba_cache.py put it (the
