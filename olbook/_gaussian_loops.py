@@ -8,6 +8,8 @@ increment :math:`c` of the precision along :math:`\mathbf x`, and :func:`gaussia
 (:math:`O(d)`) and :func:`gaussian_epoch_diagonal_csr` (O(nnz), the bits of the
 dense loop) run one pass. Every sum is added in one fixed order
 (:mod:`olbook._rowops`, :mod:`olbook._linalg`), so the outputs are the same on every CPU.
+The steps are compiled into the loops that call them (``inline="always"``, as
+:mod:`olbook._rowops` explains): a first fit compiles one function, its loop.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ __all__ = [
 _MAX_PRECISION_STEP = 1e250
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _sqrt_u(alpha, v, phi):
     r""":math:`\sqrt u = \tfrac12(-\alpha v\phi + \sqrt{\alpha^2v^2\phi^2 + 4v})`.
 
@@ -53,7 +55,7 @@ def _sqrt_u(alpha, v, phi):
     return 2.0 * v / (t + math.sqrt(t * t + 4.0 * v))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def coefficients(rule, m, v, a, b):
     """``(alpha, beta)`` of one update, from the margin ``m = y mu.x``, the variance
     ``v = x' Sigma x`` and the parameters ``a``, ``b``.
@@ -102,7 +104,7 @@ def coefficients(rule, m, v, a, b):
     return alpha, beta
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def precision_increment(rule, m, v, a, b, alpha, beta):
     r"""The ``c`` with :math:`\Sigma'^{-1} = \Sigma^{-1} + c\,\mathbf x\mathbf x^\top`.
 

@@ -116,9 +116,11 @@ def covariance_from_cholesky(R):  # pragma: no cover - compiled
 
 
 # --- the square-root covariance factor of the Gaussian learners -----------------------
+# factor_project and carlson_downdate are compiled into the loops that call them
+# (inline="always", as in olbook._rowops): a first fit compiles one function, its loop.
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def factor_project(T, x, f):  # pragma: no cover - compiled
     """Fill ``f = U' x`` (``T = U'`` lower triangular: ``f_j`` is row ``j`` of ``T``
     times ``x[:j+1]``, a blocked dot product) and return ``v = f.f = x' Sigma x``.
@@ -131,7 +133,7 @@ def factor_project(T, x, f):  # pragma: no cover - compiled
     return lane_dot(f, 0, f, 0, d)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def carlson_downdate(T, f, inv_c, K, b, g, apply):  # pragma: no cover - compiled
     r"""Make ``T`` (``= U'``, :math:`\Sigma = UU^\top`) the factor of
     :math:`\Sigma - \Sigma\mathbf x\mathbf x^\top\Sigma/(1/c + v)`, and fill

@@ -24,8 +24,9 @@ The ``_csr`` versions copy each CSR row into a dense one-row array and run the
 dense loop on it (a round costs :math:`O((kD)^2)` or :math:`O(kD + D^2)` whatever
 the row's zeros), so they give the bits of the dense loops. Every sum is added in
 one fixed order (:mod:`olbook._rowops`, :mod:`olbook._linalg`), so the outputs are
-the same on every CPU. A first fit compiles one loop and the steps it shares with
-the binary learners (:func:`shared_step` is compiled into its loop).
+the same on every CPU. A first fit on dense data compiles one function, its loop:
+:func:`shared_step`, the steps it shares with the binary learners and those of
+:mod:`olbook._linalg` are compiled into it (``inline="always"``).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ __all__ = [
 _CAP_PRECISION_STEP = 1e250
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def shared_step(rule, m, v, a, b, k):
     r"""``(alpha, c)`` of one shared-covariance update: the step of the mean and the
     increment :math:`S^{-1} \leftarrow S^{-1} + c\,\mathbf x\mathbf x^\top`.
