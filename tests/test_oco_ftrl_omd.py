@@ -287,6 +287,28 @@ def test_omd_simplex_projection_kept_in_order_has_the_bits_of_a_full_sort(d):
         x = out
 
 
+@pytest.mark.parametrize(
+    "feasible_set", [None, Ball(1.0), Ball(2.0, p=1.5), Box(-0.5, 1.0), Simplex()]
+)
+def test_project_ordered_into_has_the_bits_of_project_into(feasible_set):
+    """The projection shared by FTRL's and OMD's loops (the simplex sorted from the
+    last call's order) gives project_into's bits on every set, call after call."""
+    from olbook.oco.sets import project_into, project_ordered_into, set_code
+
+    code = set_code(feasible_set)
+    rng = np.random.default_rng(7)
+    d = 9
+    order, u = np.arange(d), np.empty(d)
+    for t in range(200):
+        y = rng.standard_normal(d) * (40.0 if t % 17 == 0 else 1.0)
+        y[::4] = np.round(y[::4])  # ties in the sort
+        a, b = np.empty(d), np.empty(d)
+        project_into(y, *code, a)
+        project_ordered_into(y, *code, order, u, b)
+        assert np.array_equal(a, b), t
+        assert sorted(order) == list(range(d))
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 8, 13, 100, 1001])
 def test_sort_into_has_the_bits_of_np_sort(n):
     """The heapsort of the simplex projection returns np.sort's array, bit for bit

@@ -29,10 +29,8 @@ from ._oco_base import OCOLearner, check_dim, check_eta, check_pair, check_set
 from .regularizers import ENTROPIC, EUCLIDEAN, pnorm_grad_into, softmax_into
 from .sets import (
     BALL,
-    BOX,
-    SIMPLEX,
     linear_argmin_into,
-    project_simplex_ordered,
+    project_ordered_into,
     scale_into_ball,
     set_code,
 )
@@ -85,16 +83,7 @@ def ftrl_run(F, theta, eta, scode, a, b, sp):  # pragma: no cover - compiled
                 th[i] += F[t, i]
         for i in range(d):
             y[i] = -eta * th[i]
-        if scode == SIMPLEX:  # sorted from the last round's order: O(d) when it holds
-            project_simplex_ordered(y, order, u, x)
-        elif scode == BALL:
-            scale_into_ball(y, a, sp, x)
-        elif scode == BOX:
-            for i in range(d):
-                x[i] = min(max(y[i], a), b)
-        else:
-            for i in range(d):
-                x[i] = y[i]
+        project_ordered_into(y, scode, a, b, sp, order, u, x)
     return X, th, x
 
 

@@ -14,8 +14,10 @@ projects in the norm ``||v||_A^2 = v' A v`` of its matrix ``A_t``. The sets:
 
 Each linear system is solved by a Cholesky factor ``R = L'`` (upper triangular,
 row-major) and the two triangular solves of :mod:`olbook._linalg`
-(:func:`~olbook._linalg.solve_with_factor`); every sum is added in one fixed
-order (no BLAS, no ``fastmath``), so the results are the same on every CPU.
+(:func:`~olbook._linalg.solve_with_factor`), here on the leading block of a
+work matrix (the work arrays come from Python, :func:`projection_work`: the
+compiled code allocates nothing); every sum is added in one fixed order (no
+BLAS, no ``fastmath``), so the results are the same on every CPU.
 
 References: J. J. Moré and D. C. Sorensen, "Computing a trust region step",
 SIAM J. Sci. Stat. Comput. 4, 1983; E. Hazan, A. Agarwal and S. Kale,
@@ -30,8 +32,7 @@ import math
 import numba
 import numpy as np
 
-from .._linalg import forward_solve, solve_with_factor
-from .._rowops import dot
+from .._rowops import dot, lane_dot
 from .._validation import check_start_point
 from .sets import Ball, Simplex
 
@@ -40,6 +41,8 @@ __all__ = [
     "project_simplex_in_norm",
     "project_ball_in_norm",
     "projection_code",
+    "projection_work",
+    "WORK_ROWS",
     "REALS",
     "SIMPLEX",
     "BALL",
@@ -53,40 +56,82 @@ REALS, SIMPLEX, BALL = 0, 1, 2
 SIMPLEX_TOL = 1e-12
 #: The relative tolerance of the ball projection's norm before the final scaling.
 BALL_TOL = 1e-14
+#: The rows of the projections' work array (:func:`projection_work`).
+WORK_ROWS = 8
 
 
-@numba.njit(cache=True)
-def _cholesky_upper(R):  # pragma: no cover - compiled
-    """Overwrite ``R`` (n x n, symmetric positive definite, read on and above the
-    diagonal) with ``L'``, its upper triangular Cholesky factor ``M = L L'``.
+def projection_work(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The work arrays of the compiled projections in dimension ``d``.
+
+    Allocated in Python: the compiled loops allocate nothing (a first run
+    compiles less).
+
+    Parameters
+    ----------
+    d : int >= 1
+        The dimension.
+
+    Returns
+    -------
+    W : ndarray of shape (WORK_ROWS, d)
+        The vectors.
+    M : ndarray of shape (d, d)
+        The Cholesky factors (the simplex's systems on ``n`` coordinates in
+        its leading ``n x n`` block).
+    idx : ndarray of shape (2, d), int64
+        The simplex's held flags and free indices.
+    """
+    return np.empty((WORK_ROWS, d)), np.empty((d, d)), np.empty((2, d), np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def _cholesky_block(M, n):  # pragma: no cover - compiled
+    """Overwrite the leading ``n x n`` block of ``M`` (symmetric positive definite,
+    read on and above the diagonal) with ``L'``, its upper triangular Cholesky
+    factor ``M = L L'``.
 
     Outer-product form, row by row: row ``j`` is divided by its pivot, then
     subtracted (times its entry ``j, i``) from each later row ``i``: every entry
     receives its terms in increasing ``j``, element-wise.
     """
-    n = R.shape[0]
     for j in range(n):
-        p = R[j, j]
+        p = M[j, j]
         p = math.sqrt(p) if p > 0.0 else 1e-300
-        R[j, j] = p
-        row = R[j, j + 1 :]
-        for k in range(row.shape[0]):
-            row[k] = row[k] / p
+        M[j, j] = p
+        for k in range(j + 1, n):
+            M[j, k] = M[j, k] / p
         for i in range(j + 1, n):
-            c = row[i - j - 1]
-            dst, src = R[i, i:], row[i - j - 1 :]
-            for k in range(dst.shape[0]):
-                dst[k] = dst[k] - c * src[k]
+            c = M[j, i]
+            for k in range(i, n):
+                M[i, k] = M[i, k] - c * M[j, k]
+
+
+@numba.njit(cache=True, inline="always")
+def _forward_block(M, n, x, z):  # pragma: no cover - compiled
+    """``z[:n] = L^{-1} x[:n]`` for the factor ``L' = M[:n, :n]``; returns ``z.z``.
+
+    :func:`olbook._linalg.forward_solve` on the leading block: the same sums.
+    """
+    for j in range(n):
+        z[j] = x[j]
+    for j in range(n):
+        zj = z[j] / M[j, j]
+        z[j] = zj
+        for k in range(j + 1, n):
+            z[k] -= M[j, k] * zj
+    return lane_dot(z, 0, z, 0, n)
+
+
+@numba.njit(cache=True, inline="always")
+def _back_block(M, n, z, Sx):  # pragma: no cover - compiled
+    """``Sx[:n] = (L')^{-1} z[:n]`` (:func:`olbook._linalg.back_solve` on the block)."""
+    d = M.shape[1]
+    for j in range(n - 1, -1, -1):
+        Sx[j] = (z[j] - lane_dot(M, j * d + j + 1, Sx, j + 1, n - j - 1)) / M[j, j]
 
 
 @numba.njit(cache=True)
-def _matvec(A, y, out):  # pragma: no cover - compiled
-    for i in range(A.shape[0]):
-        out[i] = dot(A[i], y)
-
-
-@numba.njit(cache=True)
-def project_simplex_in_norm(y, A, x, out):  # pragma: no cover - compiled
+def project_simplex_in_norm(y, A, x, out, W, M, idx):  # pragma: no cover - compiled
     """Write ``argmin {(z - y)' A (z - y) : z >= 0, sum z = 1}`` into ``out``.
 
     A primal active-set method started at the feasible point ``x``: on the
@@ -95,20 +140,19 @@ def project_simplex_in_norm(y, A, x, out):  # pragma: no cover - compiled
     point until a coordinate reaches 0 (which joins the held ones), and at the
     point itself it frees the held coordinate whose multiplier
     ``(A (z - y))_i - lambda`` is most negative, ending when none is below
-    ``-SIMPLEX_TOL`` times the scale of ``A (z - y)``.
+    ``-SIMPLEX_TOL`` times the scale of ``A (z - y)``. ``W``, ``M``, ``idx``:
+    :func:`projection_work`.
     """
     d = y.shape[0]
-    q = np.empty(d)
-    _matvec(A, y, q)
-    z = x.copy()
-    held = np.empty(d, dtype=np.bool_)
+    q, z, grad = W[0], W[1], W[2]
+    u, v, work = W[5], W[6], W[7]  # rows 3, 4: the right-hand sides (A y)_F and 1
+    held, free = idx[0], idx[1]
     for i in range(d):
+        q[i] = dot(A[i], y)  # A y
+        z[i] = x[i]
         held[i] = z[i] <= 0.0
         if held[i]:
             z[i] = 0.0
-    free = np.empty(d, dtype=np.int64)
-    grad = np.empty(d)
-    vec = np.empty((5, d))  # the vectors of the systems on F, sliced to |F|
     lam = 0.0
     at_solution = False
     for _ in range(20 * d + 20):
@@ -118,17 +162,15 @@ def project_simplex_in_norm(y, A, x, out):  # pragma: no cover - compiled
                 if not held[i]:
                     free[n] = i
                     n += 1
-            M = np.empty((n, n))
-            qF, ones, u = vec[0, :n], vec[1, :n], vec[2, :n]
-            v, work = vec[3, :n], vec[4, :n]
             for r in range(n):
                 for c in range(n):
                     M[r, c] = A[free[r], free[c]]
-                qF[r] = q[free[r]]
-                ones[r] = 1.0
-            _cholesky_upper(M)
-            solve_with_factor(M, qF, work, u)  # u = A_FF^{-1} (A y)_F
-            solve_with_factor(M, ones, work, v)  # v = A_FF^{-1} 1
+                W[3, r] = q[free[r]]
+                W[4, r] = 1.0
+            _cholesky_block(M, n)
+            for k in range(2):  # u = A_FF^{-1} (A y)_F, then v = A_FF^{-1} 1
+                _forward_block(M, n, W[3 + k], work)
+                _back_block(M, n, work, W[5 + k])
             su = 0.0
             sv = 0.0
             for r in range(n):
@@ -155,10 +197,9 @@ def project_simplex_in_norm(y, A, x, out):  # pragma: no cover - compiled
                 continue
             at_solution = True
         # multipliers of the held coordinates: (A (z - y))_i - lambda
-        _matvec(A, z, grad)
         scale = abs(lam)
         for i in range(d):
-            grad[i] -= q[i]
+            grad[i] = dot(A[i], z) - q[i]
             scale = max(scale, abs(grad[i]))
         worst = -SIMPLEX_TOL * scale
         j = -1
@@ -175,14 +216,14 @@ def project_simplex_in_norm(y, A, x, out):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def project_ball_in_norm(y, A, radius, out):  # pragma: no cover - compiled
+def project_ball_in_norm(y, A, radius, out, W, M):  # pragma: no cover - compiled
     """Write ``argmin {(z - y)' A (z - y) : ||z||_2 <= radius}`` into ``out``.
 
     Inside the ball ``y`` itself; outside, ``z = (A + lambda I)^{-1} A y`` with
     ``lambda`` from Newton's iteration on ``1/R - 1/||z(lambda)||`` started at
     0 (it increases to the root: the function is concave and increasing),
     stopped when ``||z|| <= R (1 + BALL_TOL)``; ``z`` is then scaled onto the
-    sphere.
+    sphere. ``W`` and ``M``: :func:`projection_work`.
     """
     d = y.shape[0]
     ny = math.sqrt(dot(y, y))
@@ -190,11 +231,9 @@ def project_ball_in_norm(y, A, radius, out):  # pragma: no cover - compiled
         for i in range(d):
             out[i] = y[i]
         return
-    q = np.empty(d)
-    _matvec(A, y, q)
-    M = np.empty((d, d))
-    z = np.empty(d)
-    w = np.empty(d)
+    q, z, w = W[0], W[1], W[2]
+    for i in range(d):
+        q[i] = dot(A[i], y)  # A y
     lam = 0.0
     nz = ny
     for _ in range(200):
@@ -202,12 +241,13 @@ def project_ball_in_norm(y, A, radius, out):  # pragma: no cover - compiled
             for c in range(d):
                 M[r, c] = A[r, c]
             M[r, r] += lam
-        _cholesky_upper(M)
-        solve_with_factor(M, q, w, z)  # z = (A + lambda I)^{-1} A y
+        _cholesky_block(M, d)
+        _forward_block(M, d, q, w)
+        _back_block(M, d, w, z)  # z = (A + lambda I)^{-1} A y
         nz = math.sqrt(dot(z, z))
         if nz <= radius * (1.0 + BALL_TOL):
             break
-        nw2 = forward_solve(M, z, w)  # ||L^{-1} z||^2 = z' (A + lambda I)^{-1} z
+        nw2 = _forward_block(M, d, z, w)  # ||L^{-1} z||^2 = z' (A + lambda I)^{-1} z
         new = lam + (nz * nz / nw2) * (nz - radius) / radius
         if not new > lam:
             break
@@ -290,13 +330,14 @@ def project_in_norm(y, A, feasible_set, start=None) -> np.ndarray:
     except np.linalg.LinAlgError:
         raise ValueError("A must be positive definite.") from None
     out = np.empty_like(y)
+    W, M, idx = projection_work(y.size)
     if code == SIMPLEX:
         x = np.full(y.size, 1.0 / y.size) if start is None else check_start_point(start)
         if x.shape != y.shape or x.min() < 0.0 or abs(math.fsum(x) - 1.0) > 1e-12:
             raise ValueError("start must be a point of the simplex, of y's length.")
-        project_simplex_in_norm(y, A, x, out)
+        project_simplex_in_norm(y, A, x, out, W, M, idx)
     elif code == BALL:
-        project_ball_in_norm(y, A, radius, out)
+        project_ball_in_norm(y, A, radius, out, W, M)
     else:
         out[:] = y
     return out

@@ -29,14 +29,7 @@ import numpy as np
 
 from ._oco_base import OCOLearner, check_dim, check_eta, check_pair
 from .regularizers import ENTROPIC, EUCLIDEAN, pnorm_grad_into, softmax_into
-from .sets import (
-    BALL,
-    BOX,
-    SIMPLEX,
-    project_into,
-    project_simplex_ordered,
-    scale_into_ball,
-)
+from .sets import BALL, project_into, project_ordered_into, scale_into_ball
 
 __all__ = ["OMD", "omd_run", "omd_entropic_run", "omd_pnorm_run"]
 
@@ -59,16 +52,7 @@ def omd_run(F, x, eta, scode, a, b, sp):  # pragma: no cover - compiled
         for i in range(d):
             X[t, i] = x[i]
             y[i] = x[i] - eta * F[t, i]
-        if scode == SIMPLEX:  # sorted from the last round's order: O(d) when it holds
-            project_simplex_ordered(y, order, u, x)
-        elif scode == BALL:
-            scale_into_ball(y, a, sp, x)
-        elif scode == BOX:
-            for i in range(d):
-                x[i] = min(max(y[i], a), b)
-        else:
-            for i in range(d):
-                x[i] = y[i]
+        project_ordered_into(y, scode, a, b, sp, order, u, x)
     return X, x
 
 

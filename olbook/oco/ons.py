@@ -63,6 +63,7 @@ from .norm_projections import (
     project_in_norm,
     project_simplex_in_norm,
     projection_code,
+    projection_work,
 )
 
 __all__ = [
@@ -75,7 +76,7 @@ __all__ = [
 
 
 @numba.njit(cache=True)
-def ons_rounds(x, A, T, G, gamma, code, radius, X, loss, log_det):
+def ons_rounds(x, A, T, G, gamma, radius, X, loss, log_det, V, W, M, idx):
     """Play the rows of ``G`` with the online Newton step, in place.
 
     ``x`` (d,) is the point to play, ``A`` (d, d) the matrix ``A_{t-1}`` and
@@ -88,13 +89,14 @@ def ons_rounds(x, A, T, G, gamma, code, radius, X, loss, log_det):
     ``= A_t^{-1}`` and fills ``K = A_{t-1}^{-1} g``; ``A += g g'``;
     ``A_t^{-1} g = K / (1 + v)``, ``y = x - (K / (1 + v)) / gamma``, and ``x``
     becomes the projection of ``y`` in the norm of ``A_t``: onto the ball of
-    ``radius``, or, with ``radius=None``, by ``code`` (0 none, 1 simplex); a
-    ``None`` radius compiles the loop without the ball's projection (a first
-    run compiles less). Fixed-order sums: the same bits on every CPU. Returns
-    whether every number of the state and every loss is finite.
+    ``radius``, or, with ``radius=None``, onto the simplex if ``idx`` is an
+    array, else none (R^d). The set is chosen in Python: a ``None`` compiles the
+    loop without the other sets' projections (a first run compiles only its
+    own). ``V`` (5, d) and ``W``, ``M``, ``idx`` (:func:`projection_work`) are work
+    arrays. Fixed-order sums: the same bits on every CPU.
     """
     d = x.shape[0]
-    f, K, b, c, y = np.empty(d), np.empty(d), np.empty(d), np.empty(d), np.empty(d)
+    f, K, b, c, y = V[0], V[1], V[2], V[3], V[4]
     for r in range(G.shape[0]):
         g = G[r]
         for i in range(d):
@@ -103,29 +105,19 @@ def ons_rounds(x, A, T, G, gamma, code, radius, X, loss, log_det):
         s = 1.0 + factor_project(T, g, f)  # f = U' g, s = 1 + g' A_{t-1}^{-1} g
         log_det[0] += math.log(s)
         carlson_downdate(T, f, 1.0, K, b, c, True)  # A_t^{-1} = T'T, K = A_{t-1}^{-1} g
-        for i in range(
-            d
-        ):  # row by row (contiguous); g_i g_j = g_j g_i: A stays symmetric
+        for i in range(d):  # row by row (contiguous); g_i g_j = g_j g_i: symmetric
             gi, row = g[i], A[i]
             for j in range(d):
                 row[j] += gi * g[j]
         for i in range(d):
             y[i] = x[i] - (K[i] / s) / gamma
-        if radius is not None:  # a ball (None: the simplex or R^d, compiled without)
-            project_ball_in_norm(y, A, radius, x)
-        elif code == SIMPLEX:
-            project_simplex_in_norm(y, A, x, x)
-        else:
+        if radius is not None:  # a ball
+            project_ball_in_norm(y, A, radius, x, W, M)
+        elif idx is not None:  # the simplex
+            project_simplex_in_norm(y, A, x, x, W, M, idx)
+        else:  # R^d
             for i in range(d):
                 x[i] = y[i]
-    finite = math.isfinite(log_det[0])
-    for i in range(d):
-        finite = finite and math.isfinite(x[i])
-        for j in range(d):
-            finite = finite and math.isfinite(A[i, j]) and math.isfinite(T[i, j])
-    for r in range(G.shape[0]):
-        finite = finite and math.isfinite(loss[r])
-    return finite
 
 
 def theorem_parameters(exp_concavity, diameter, lipschitz) -> tuple[float, float]:
@@ -290,7 +282,12 @@ class ONS(GameLearner):
         X = np.empty_like(F)
         loss = np.empty(F.shape[0])
         radius = s["radius"] if s["code"] == BALL else None
-        if not ons_rounds(x, A, T, F, s["gamma"], s["code"], radius, X, loss, log_det):
+        W, M, idx = projection_work(x.size)
+        if s["code"] != SIMPLEX:
+            idx = None  # the set is chosen here: the loop compiles only its own
+        V = np.empty((5, x.size))
+        ons_rounds(x, A, T, F, s["gamma"], radius, X, loss, log_det, V, W, M, idx)
+        if not all(np.isfinite(v).all() for v in (log_det, x, A, T, loss)):
             raise ValueError(
                 "the gradients are too large: a point or the matrix is no longer "
                 "finite (scale the losses down)."

@@ -41,6 +41,7 @@ __all__ = [
     "scale_into_ball",
     "project_into",
     "project_simplex_ordered",
+    "project_ordered_into",
     "simplex_from_sorted",
     "linear_argmin_into",
 ]
@@ -188,6 +189,25 @@ def project_simplex_ordered(y, order, u, out):  # pragma: no cover - compiled
         u[j + 1] = v
         order[j + 1] = k
     simplex_from_sorted(y, u, out)
+
+
+@numba.njit(cache=True, inline="always")
+def project_ordered_into(y, code, a, b, p, order, u, out):  # pragma: no cover
+    """:func:`project_into`, the simplex sorted from ``order`` (:func:`project_simplex_ordered`).
+
+    For the loops of FTRL and OMD, which project every round and inline it.
+    """
+    d = y.shape[0]
+    if code == SIMPLEX:  # sorted from the last round's order: O(d) when it holds
+        project_simplex_ordered(y, order, u, out)
+    elif code == BALL:
+        scale_into_ball(y, a, p, out)
+    elif code == BOX:
+        for i in range(d):
+            out[i] = min(max(y[i], a), b)
+    else:
+        for i in range(d):
+            out[i] = y[i]
 
 
 @numba.njit(cache=True)
