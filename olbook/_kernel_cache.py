@@ -53,6 +53,12 @@ __all__ = [
     "column_full",
     "entries",
     "grow",
+    "kernel_args",
+    "values",
+    "FULL",
+    "META_EPOCH",
+    "column_loop",
+    "entries_loop",
     "exp_nonpositive",
     "EXP_MIN",
 ]
@@ -61,6 +67,8 @@ __all__ = [
 _HEAD, _TAIL, _USED, _HITS, _MISSES, _EPOCH = 0, 1, 2, 3, 4, 5
 #: ``KernelCache.epoch`` of a slot that holds a whole column.
 FULL = -1
+#: ``KernelCache.meta[META_EPOCH]``: how often the active set grew (:func:`grow`).
+META_EPOCH = _EPOCH
 
 
 class KernelCache(NamedTuple):
@@ -139,8 +147,7 @@ def make_cache(
     code, p1, p2 = spec
     XT = np.ascontiguousarray(X.T, dtype=np.float64)
     n = XT.shape[1]
-    diag = np.empty(n)
-    _diagonal(XT, int(code), float(p1), float(p2), diag)
+    diag = _diagonal(XT, int(code), p1, p2)
     if not np.all(np.isfinite(diag)):
         raise ValueError(
             f"kernel {name} gave {int(np.sum(~np.isfinite(diag)))} non-finite values k(x_i, x_i): "
@@ -169,7 +176,7 @@ _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13 = (
 )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def exp_nonpositive(x, count):  # pragma: no cover - compiled
     r"""``x[:count] = exp(x[:count])`` in place, for :math:`x \le 0`, in a loop the compiler vectorizes.
 
@@ -236,80 +243,115 @@ def exp_nonpositive(x, count):  # pragma: no cover - compiled
 
 
 # --- kernel values ------------------------------------------------------------------------------
-@numba.njit(cache=True)
-def _finish(code, p1, p2, vals, count):  # pragma: no cover - compiled
-    """Kernel values from the dot products (codes 0, 1) or squared distances (2, 3) ``vals[:count]``, in place."""
-    if code == 0:
-        return
-    if code == 1:
-        for p in range(count):
-            vals[p] = (vals[p] + p2) ** p1
-        return
-    for p in range(count):
-        vals[p] = -p1 * (np.sqrt(vals[p]) if code == 3 else vals[p])
-    exp_nonpositive(vals, count)
+def kernel_args(cache: KernelCache) -> tuple:
+    """The kernel of ``cache`` as the arguments ``(poly, gamma, root)`` of the compiled loops.
 
-
-@numba.njit(cache=True)
-def _sums(XT, code, i, idx, count, out):  # pragma: no cover - compiled
-    """``out[p]`` = dot product (codes 0, 1) or squared distance of ``x_i`` and ``x_idx[p]``, coordinates in order."""
-    for p in range(count):
-        out[p] = 0.0
-    for k in range(XT.shape[0]):
-        xik = XT[k, i]
-        row = XT[k]
-        if code <= 1:
-            for p in range(count):
-                out[p] += xik * row[idx[p]]
-        else:
-            for p in range(count):
-                t = xik - row[idx[p]]
-                out[p] += t * t
-
-
-@numba.njit(cache=True)
-def _fill(XT, code, p1, p2, i, out):  # pragma: no cover - compiled
-    """``out[j] = k(x_i, x_j)`` for every ``j`` (:func:`_sums` without the indirection: the same bits)."""
-    d, n = XT.shape
-    out[:] = 0.0
-    for k in range(d):
-        xik = XT[k, i]
-        row = XT[k]
-        if code <= 1:
-            for j in range(n):
-                out[j] += xik * row[j]
-        else:
-            for j in range(n):
-                t = xik - row[j]
-                out[j] += t * t
-    _finish(code, p1, p2, out, n)
-
-
-@numba.njit(cache=True)
-def _diagonal(XT, code, p1, p2, out):  # pragma: no cover - compiled
-    for i in range(XT.shape[1]):
-        s = 0.0
-        if code <= 1:
-            for k in range(XT.shape[0]):
-                s += XT[k, i] * XT[k, i]
-        out[i] = s
-    _finish(code, p1, p2, out, out.shape[0])
-
-
-@numba.njit(cache=True)
-def entries(cache, i, idx, out):  # pragma: no cover - compiled
-    """``out[t] = K[i, idx[t]]``: from column ``i`` if it is cached whole, else computed (the same bits).
-
-    The cache is left as it was (no column is added, none moves in the LRU list).
+    ``poly`` is ``(degree, coef0)`` for the polynomial kernel, ``gamma`` the width of
+    the Gaussian and Laplacian kernels, ``root`` True for the Laplacian; every other
+    entry is None. numba compiles a loop once per kernel and drops the branches a
+    None marks as absent, so a first fit compiles its own kernel's arithmetic only
+    (no ``exp`` for the linear kernel). A precomputed cache gives three None.
     """
+    code, p1, p2 = cache.code, cache.p1, cache.p2
+    if code == 1:
+        return (p1, p2), None, None
+    if code >= 2:
+        return None, p1, (True if code == 3 else None)
+    return None, None, None
+
+
+@numba.njit(cache=True)
+def _power(vals, count, degree, coef0):  # pragma: no cover - compiled
+    """``vals[:count] = (vals[:count] + coef0) ** degree`` in place (libm's ``pow``)."""
+    for p in range(count):
+        vals[p] = (vals[p] + coef0) ** degree
+
+
+@numba.njit(cache=True)
+def values(XT, i, idx, count, out, poly, gamma, root):  # pragma: no cover - compiled
+    """``out[p] = k(x_i, x_idx[p])`` for ``p < count``; ``out[j] = k(x_i, x_j)`` for every
+    ``j`` when ``count`` is the number of examples (``idx`` is then ``0, ..., n-1``).
+
+    The dot product (``gamma`` None) or squared distance is added over the
+    coordinates in their order (the same bits with or without ``idx``), then the
+    kernel is applied: :func:`_power` with ``poly``, ``exp(-gamma * s)`` (of the
+    distance itself with ``root``) by :func:`exp_nonpositive` with ``gamma``.
+    """
+    if count == XT.shape[1]:  # without the indirection: the same bits
+        out[:] = 0.0
+        for k in range(XT.shape[0]):
+            xik = XT[k, i]
+            row = XT[k]
+            if gamma is None:
+                for j in range(count):
+                    out[j] += xik * row[j]
+            else:
+                for j in range(count):
+                    t = xik - row[j]
+                    out[j] += t * t
+    else:
+        for p in range(count):
+            out[p] = 0.0
+        for k in range(XT.shape[0]):
+            xik = XT[k, i]
+            row = XT[k]
+            if gamma is None:
+                for p in range(count):
+                    out[p] += xik * row[idx[p]]
+            else:
+                for p in range(count):
+                    t = xik - row[idx[p]]
+                    out[p] += t * t
+    if poly is not None:
+        _power(out, count, poly[0], poly[1])
+    if gamma is not None:
+        if root is None:
+            for p in range(count):
+                out[p] = -gamma * out[p]
+        else:
+            for p in range(count):
+                out[p] = -gamma * np.sqrt(out[p])
+        exp_nonpositive(out, count)
+
+
+def _diagonal(XT: np.ndarray, code: int, p1: float, p2: float) -> np.ndarray:
+    r""":math:`K_{ii}`: ``exp(-gamma * 0) = 1`` exactly for the Gaussian and Laplacian
+    kernels; for the others :math:`\sum_k x_{ik}^2` added over the coordinates in
+    order (one NumPy operation per coordinate: the additions of the compiled loops), then
+    :func:`_power` for the polynomial kernel."""
+    n = XT.shape[1]
+    if code >= 2:
+        return np.ones(n)
+    out = np.zeros(n)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf is reported by make_cache
+        for k in range(XT.shape[0]):
+            out += XT[k] * XT[k]
+    if code == 1:
+        _power(out, n, float(p1), float(p2))
+    return out
+
+
+@numba.njit(cache=True)
+def entries_loop(
+    cache, i, idx, count, out, poly, gamma, root
+):  # pragma: no cover - compiled
+    """:func:`entries` on ``idx[:count]``, for the kernel ``poly, gamma, root`` (:func:`kernel_args`)."""
     s = cache.slot_of[i] if cache.code >= 0 else -1
     if cache.code < 0 or (s >= 0 and cache.epoch[s] == FULL):
         col = cache.XT[i] if cache.code < 0 else cache.buf[s]
-        for t in range(idx.shape[0]):
+        for t in range(count):
             out[t] = col[idx[t]]
         return
-    _sums(cache.XT, cache.code, i, idx, idx.shape[0], out)
-    _finish(cache.code, cache.p1, cache.p2, out, idx.shape[0])
+    values(cache.XT, i, idx, count, out, poly, gamma, root)
+
+
+def entries(cache: KernelCache, i: int, idx: np.ndarray, out: np.ndarray) -> None:
+    """``out[t] = K[i, idx[t]]``: from column ``i`` if it is cached whole, else computed (the same bits).
+
+    The cache is left as it was (no column is added, none moves in the LRU list).
+    SMO's compiled code calls the loop itself, with the kernel's :func:`kernel_args`.
+    """
+    entries_loop(cache, i, idx, idx.shape[0], out, *kernel_args(cache))
 
 
 @numba.njit(cache=True, inline="always")
@@ -319,81 +361,87 @@ def grow(cache):  # pragma: no cover - compiled
 
 
 # --- the LRU list of slots ---------------------------------------------------------------
-@numba.njit(cache=True, inline="always")
-def _unlink(cache, s):  # pragma: no cover - compiled
-    p, q = cache.prev[s], cache.nxt[s]
-    if p >= 0:
-        cache.nxt[p] = q
-    else:
-        cache.meta[_HEAD] = q
-    if q >= 0:
-        cache.prev[q] = p
-    else:
-        cache.meta[_TAIL] = p
-
-
-@numba.njit(cache=True, inline="always")
-def _push_front(cache, s):  # pragma: no cover - compiled
-    head = cache.meta[_HEAD]
-    cache.prev[s] = -1
-    cache.nxt[s] = head
-    if head >= 0:
-        cache.prev[head] = s
-    cache.meta[_HEAD] = s
-    if cache.meta[_TAIL] < 0:
-        cache.meta[_TAIL] = s
-
-
 @numba.njit(cache=True)
-def column(cache, i, active, n_active):  # pragma: no cover - compiled
+def column_loop(
+    cache, i, active, n_active, poly, gamma, root
+):  # pragma: no cover - compiled
     """Column ``i`` of the Gram matrix, valid at least at the indices ``active[:n_active]``.
 
     From the cache, or computed (on the active entries only, unless all are
     active) and cached. The array returned, of length ``n``, is a view into the
     cache: it stays valid for the next ``n_slots - 1`` requests of other columns
-    (at least one: SMO holds column ``i`` while it asks for column ``j``).
+    (at least one: SMO holds column ``i`` while it asks for column ``j``). The
+    kernel is ``poly, gamma, root`` (:func:`kernel_args`); :func:`column` is the
+    same from Python. The slots form a doubly linked list ``prev``/``nxt`` from the
+    most (``meta[_HEAD]``) to the least (``meta[_TAIL]``) recently used.
     """
     if cache.code < 0:
         return cache.XT[i]
+    buf = cache.buf
+    slot_of = cache.slot_of
+    epoch = cache.epoch
+    prev = cache.prev
+    nxt = cache.nxt
+    meta = cache.meta
     whole = n_active == cache.diag.shape[0]
-    s = cache.slot_of[i]
+    s = slot_of[i]
+    hit = False
+    unlink = True  # take slot s out of the list, to put it in front
     if s >= 0:
-        if cache.epoch[s] == FULL or (
-            not whole and cache.epoch[s] == cache.meta[_EPOCH]
-        ):
-            cache.meta[_HITS] += 1
-            if cache.meta[_HEAD] != s:
-                _unlink(cache, s)
-                _push_front(cache, s)
-            return cache.buf[s]
-        _unlink(cache, s)  # stale or partial: recomputed in its slot
-    else:
-        if cache.meta[_USED] < cache.buf.shape[0]:
-            s = cache.meta[_USED]
-            cache.meta[_USED] += 1
-        else:  # evict the least recently used column
-            s = cache.meta[_TAIL]
-            _unlink(cache, s)
-            cache.slot_of[cache.owner[s]] = -1
+        if epoch[s] == FULL or (not whole and epoch[s] == meta[_EPOCH]):
+            hit = True
+            meta[_HITS] += 1
+            if meta[_HEAD] == s:
+                return buf[s]
+        # else stale or partial: recomputed in its slot
+    elif meta[_USED] < buf.shape[0]:
+        s = meta[_USED]
+        meta[_USED] += 1
+        unlink = False
+    else:  # evict the least recently used column
+        s = meta[_TAIL]
+        slot_of[cache.owner[s]] = -1
+    if s != slot_of[i]:
         cache.owner[s] = i
-        cache.slot_of[i] = s
-    cache.meta[_MISSES] += 1
-    _push_front(cache, s)
-    out = cache.buf[s]
+        slot_of[i] = s
+    if unlink:
+        p, q = prev[s], nxt[s]
+        if p >= 0:
+            nxt[p] = q
+        else:
+            meta[_HEAD] = q
+        if q >= 0:
+            prev[q] = p
+        else:
+            meta[_TAIL] = p
+    head = meta[_HEAD]  # push s in front
+    prev[s] = -1
+    nxt[s] = head
+    if head >= 0:
+        prev[head] = s
+    meta[_HEAD] = s
+    if meta[_TAIL] < 0:
+        meta[_TAIL] = s
+    out = buf[s]
+    if hit:
+        return out
+    meta[_MISSES] += 1
+    vals = out if whole else cache.scratch
+    values(cache.XT, i, active, n_active, vals, poly, gamma, root)
     if whole:
-        _fill(cache.XT, cache.code, cache.p1, cache.p2, i, out)
-        cache.epoch[s] = FULL
+        epoch[s] = FULL
     else:
-        vals = cache.scratch
-        _sums(cache.XT, cache.code, i, active, n_active, vals)
-        _finish(cache.code, cache.p1, cache.p2, vals, n_active)
         for p in range(n_active):
             out[active[p]] = vals[p]
-        cache.epoch[s] = cache.meta[_EPOCH]
+        epoch[s] = meta[_EPOCH]
     return out
 
 
-@numba.njit(cache=True, inline="always")
-def column_full(cache, i):  # pragma: no cover - compiled
+def column(cache: KernelCache, i: int, active: np.ndarray, n_active: int) -> np.ndarray:
+    """:func:`column_loop` for the kernel of ``cache`` (SMO calls the loop itself)."""
+    return column_loop(cache, i, active, n_active, *kernel_args(cache))
+
+
+def column_full(cache: KernelCache, i: int) -> np.ndarray:
     """Column ``i`` with every entry valid (:func:`column` on all the examples)."""
     return column(cache, i, cache.everyone, cache.diag.shape[0])

@@ -50,6 +50,11 @@ computes kernel columns on the others only, and rebuilds the gradient of the
 set-aside examples (:func:`unshrink`) before it declares the KKT conditions
 met. Every step adds in a fixed order, so the result is the same on every CPU.
 
+**Compilation.** The kernel reaches the compiled functions as three arguments
+``poly, gamma, root`` (:func:`olbook._kernel_cache.kernel_args`), None for what
+it does not use: numba compiles them once per kernel and leaves out the other
+kernels' arithmetic, so that a first linear fit compiles no ``exp``.
+
 References
 ----------
 J. C. Platt, "Sequential minimal optimization: a fast algorithm for training
@@ -66,7 +71,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._kernel_cache import column, column_full, entries, grow
+from ._kernel_cache import FULL, column_loop, grow, values
 
 __all__ = [
     "TAU",
@@ -88,24 +93,25 @@ TAU = 1e-12
 SHRINK_EVERY = 200
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _in_up(alpha_t, y_t, C):
     return (y_t > 0.0 and alpha_t < C) or (y_t < 0.0 and alpha_t > 0.0)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _in_low(alpha_t, y_t, C):
     return (y_t < 0.0 and alpha_t < C) or (y_t > 0.0 and alpha_t > 0.0)
 
 
 @numba.njit(cache=True)
-def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
+def smo(cache, y, C, tol, max_iter, alpha, G, shrinking, poly, gamma, root):
     """Run SMO from ``alpha`` (feasible) with gradient ``G = Q alpha - 1``.
 
     Both are updated in place. ``cache`` gives the kernel: its diagonal
-    ``cache.diag`` and, on request, a column ``column(cache, i, ...)``
-    (:mod:`olbook._kernel_cache`); an iteration reads the columns of the two
-    multipliers it changes, never the whole Gram matrix. With ``shrinking``
+    ``cache.diag`` and, on request, a column ``column_loop(cache, i, ...)``
+    (:mod:`olbook._kernel_cache`) of the kernel ``poly, gamma, root``
+    (:func:`olbook._kernel_cache.kernel_args`); an iteration reads the columns of
+    the two multipliers it changes, never the whole Gram matrix. With ``shrinking``
     it works on the active examples ``active[:n_active]`` only (see :func:`shrink`).
 
     ``C`` may be ``inf`` (hard margin). Returns ``(n_iter, gap)``: the number
@@ -115,6 +121,7 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
     """
     n = y.shape[0]
     Kd = cache.diag  # K[t, t]
+    kernel = (poly, gamma, root)
     active = np.empty(n, dtype=np.int64)  # the examples SMO works on, increasing
     for t in range(n):
         active[t] = t
@@ -132,7 +139,9 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
             m, M = _extremes(y, C, alpha, G, active, n_active)
             if not unshrunk and m - M <= 10.0 * tol:  # near the end: all back, once
                 unshrunk = True
-                n_active = unshrink(cache, y, C, alpha, G, G_bar, active, n_active)
+                n_active = unshrink(
+                    cache, y, C, alpha, G, G_bar, active, n_active, kernel
+                )
             n_active = shrink(y, C, alpha, G, active, n_active, m, M)
         # i: the most violating example in I_up; m = -y_i G_i.
         i = np.int64(
@@ -145,7 +154,8 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
                 m = -y[t] * G[t]
                 i = t
         # j: the best second-order partner in I_low; M = min over I_low of -y G.
-        Ki = column(cache, i, active, n_active) if i >= 0 else Kd  # K[i, t], active t
+        # Ki[t] = K[i, t] at the active t
+        Ki = column_loop(cache, i, active, n_active, *kernel) if i >= 0 else Kd
         j = np.int64(-1)
         M = np.inf
         best = np.inf
@@ -167,12 +177,12 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
         gap = m - M
         if (j == -1 or gap < tol) and n_active < n:
             # Optimal on the active examples: bring the others back and look again.
-            n_active = unshrink(cache, y, C, alpha, G, G_bar, active, n_active)
+            n_active = unshrink(cache, y, C, alpha, G, G_bar, active, n_active, kernel)
             countdown = 2  # no shrinking before that look
             continue
         if j == -1 or gap < tol or n_iter >= max_iter:
             break
-        Kj = column(cache, j, active, n_active)
+        Kj = column_loop(cache, j, active, n_active, *kernel)
         # The step t >= 0 along alpha_i += y_i t, alpha_j -= y_j t, clipped to the box.
         a = Kd[i] + Kd[j] - 2.0 * Ki[j]
         if a <= 0.0:
@@ -198,21 +208,24 @@ def smo(cache, y, C, tol, max_iter, alpha, G, shrinking):
             k = active[p]
             G[k] += y[k] * (y[i] * Ki[k] * di + y[j] * Kj[k] * dj)
         if shrinking:
-            _track_upper_bound(cache, y, C, G_bar, i, old_i, alpha[i])
-            _track_upper_bound(cache, y, C, G_bar, j, old_j, alpha[j])
+            _track_upper_bound(cache, y, C, G_bar, i, old_i, alpha[i], kernel)
+            _track_upper_bound(cache, y, C, G_bar, j, old_j, alpha[j], kernel)
         n_iter += 1
     if n_active < n:  # stopped by max_iter: complete G, and the gap over every example
-        n_active = unshrink(cache, y, C, alpha, G, G_bar, active, n_active)
-        gap = kkt_gap(y, C, alpha, G)
+        n_active = unshrink(cache, y, C, alpha, G, G_bar, active, n_active, kernel)
+        m, M = _extremes(y, C, alpha, G, active, n_active)
+        gap = m - M
     return n_iter, gap
 
 
-@numba.njit(cache=True, inline="always")
-def _track_upper_bound(cache, y, C, G_bar, t, old, new):  # pragma: no cover - compiled
+@numba.njit(cache=True)
+def _track_upper_bound(
+    cache, y, C, G_bar, t, old, new, kernel
+):  # pragma: no cover - compiled
     """Keep ``G_bar = C sum_{alpha_s = C} Q[:, s]`` when ``alpha_t`` reaches or leaves ``C``."""
     if (old >= C) == (new >= C):
         return
-    Kt = column_full(cache, t)
+    Kt = column_loop(cache, t, cache.everyone, y.shape[0], *kernel)
     sign = C * y[t] if new >= C else -C * y[t]
     for k in range(y.shape[0]):
         G_bar[k] += y[k] * Kt[k] * sign
@@ -232,7 +245,7 @@ def kkt_gap(y, C, alpha, G):  # pragma: no cover - compiled
     return m - M
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _extremes(y, C, alpha, G, active, n_active):  # pragma: no cover - compiled
     """``(m, M)``: the largest :math:`-y_tG_t` over :math:`I_{up}` and the smallest over
     :math:`I_{low}`, among the examples ``active[:n_active]``."""
@@ -248,7 +261,7 @@ def _extremes(y, C, alpha, G, active, n_active):  # pragma: no cover - compiled
     return m, M
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def shrink(y, C, alpha, G, active, n_active, m, M):  # pragma: no cover - compiled
     r"""Drop from ``active[:n_active]`` the examples that cannot be in a violating pair (libsvm's shrinking).
 
@@ -278,14 +291,15 @@ def shrink(y, C, alpha, G, active, n_active, m, M):  # pragma: no cover - compil
 
 @numba.njit(cache=True)
 def unshrink(
-    cache, y, C, alpha, G, G_bar, active, n_active
+    cache, y, C, alpha, G, G_bar, active, n_active, kernel
 ):  # pragma: no cover - compiled
     r"""Rebuild :math:`G_t` of the examples outside ``active[:n_active]`` and make every example active.
 
     :math:`G_t = \bar G_t - 1 + \sum_{0 < \alpha_s < C} \alpha_s Q_{ts}`, with
     :math:`\bar G_t = C\sum_{\alpha_s = C} Q_{ts}` kept up to date by SMO, the
     sum over the free multipliers (all active: a free multiplier is never
-    dropped) in increasing order of ``s``. Returns ``n`` (the new ``n_active``).
+    dropped) in increasing order of ``s``. ``kernel`` is ``(poly, gamma, root)``
+    (:func:`olbook._kernel_cache.kernel_args`). Returns ``n`` (the new ``n_active``).
     """
     n = y.shape[0]
     dropped = np.empty(n - n_active, dtype=np.int64)  # the others, in increasing order
@@ -302,7 +316,14 @@ def unshrink(
     vals = np.empty(dropped.shape[0])
     for s in range(n):
         if 0.0 < alpha[s] < C:
-            entries(cache, s, dropped, vals)
+            # K[s, dropped]: from column s if it is cached whole, else computed
+            slot = cache.slot_of[s] if cache.code >= 0 else -1
+            if cache.code < 0 or (slot >= 0 and cache.epoch[slot] == FULL):
+                col = cache.XT[s] if cache.code < 0 else cache.buf[slot]
+                for q in range(dropped.shape[0]):
+                    vals[q] = col[dropped[q]]
+            else:
+                values(cache.XT, s, dropped, dropped.shape[0], vals, *kernel)
             for q in range(dropped.shape[0]):
                 t = dropped[q]
                 G[t] += y[t] * y[s] * alpha[s] * vals[q]
@@ -313,7 +334,7 @@ def unshrink(
 
 
 @numba.njit(cache=True)
-def coordinate_descent(cache, y, C, tol, max_iter, alpha, G):
+def coordinate_descent(cache, y, C, tol, max_iter, alpha, G, poly, gamma, root):
     r"""The dual without intercept, one multiplier at a time (no :math:`\mathbf y^\top\boldsymbol\alpha = 0`).
 
     Without :math:`b` the only constraints are the box :math:`0 \le \alpha_i \le C`,
@@ -326,7 +347,8 @@ def coordinate_descent(cache, y, C, tol, max_iter, alpha, G):
     minimizes exactly along it, :math:`\alpha_i \leftarrow
     \mathrm{clip}_{[0, C]}(\alpha_i - G_i/K_{ii})`, and updates
     :math:`G_k \mathrel{+}= y_k y_i K_{ik}\,\Delta\alpha_i`. Stops when the
-    largest violation is below ``tol``. Returns ``(n_iter, largest violation)``.
+    largest violation is below ``tol``. The kernel is ``poly, gamma, root`` as in
+    :func:`smo`. Returns ``(n_iter, largest violation)``.
     """
     n = y.shape[0]
     n_iter = 0
@@ -344,7 +366,7 @@ def coordinate_descent(cache, y, C, tol, max_iter, alpha, G):
         if i == -1 or worst < tol or n_iter >= max_iter:
             break
         curvature = cache.diag[i] if cache.diag[i] > 0.0 else TAU
-        Ki = column_full(cache, i)
+        Ki = column_loop(cache, i, cache.everyone, n, poly, gamma, root)
         old = alpha[i]
         new = old - G[i] / curvature
         alpha[i] = min(max(new, 0.0), C)

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _kernels
 from ._base import BinaryClassifierMixin, predict_from_scores
-from ._kernel_cache import make_cache, precomputed_cache
+from ._kernel_cache import kernel_args, make_cache, precomputed_cache
 from ._rowops import row_dots
 from ._smo import coordinate_descent, intercept_from_gradient, smo, weight_sqnorm
 from ._validation import (
@@ -306,10 +306,12 @@ class SVM(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         cap = max(10_000_000, 100 * n) if max_iter is None else max_iter
         alpha = np.zeros(n)
         G = -np.ones(n)  # gradient of 1/2 a'Qa - 1'a at a = 0
+        kernel = kernel_args(cache)  # compiles the loops for this kernel only
         if fit_b:
-            n_iter, gap = smo(cache, ya, C, tol, cap, alpha, G, bool(self.shrinking))
+            shrinking = bool(self.shrinking)
+            n_iter, gap = smo(cache, ya, C, tol, cap, alpha, G, shrinking, *kernel)
         else:
-            n_iter, gap = coordinate_descent(cache, ya, C, tol, cap, alpha, G)
+            n_iter, gap = coordinate_descent(cache, ya, C, tol, cap, alpha, G, *kernel)
         if not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(G))):
             raise ValueError(
                 "SMO diverged (non-finite multipliers): the data are numerically not separable "

@@ -614,3 +614,60 @@ def test_custom_callable_kernel_uses_the_whole_gram_matrix():
     builtin = olbook.SVM(kernels.gaussian(3.0), C=1.0, tol=1e-9).fit(X, y)
     f, g = ours.decision_function(X), builtin.decision_function(X)
     assert np.max(np.abs(f - g)) <= 1e-7 * np.max(np.abs(g))
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [kernels.linear, kernels.gaussian(40.0), kernels.polynomial(2, 1.0)],
+    ids=repr,
+)
+@pytest.mark.parametrize("max_iter", [None, 450])
+def test_fit_gives_the_norm_intercept_and_gap_of_smo(kernel, max_iter):
+    """smo, given the kernel as kernel_args, stopped or not while shrunk: the fit's
+    margin, intercept and gap are the bits of weight_sqnorm, intercept_from_gradient
+    and (when stopped) kkt_gap on smo's final alpha and G."""
+    from olbook import _kernel_cache, _smo
+
+    X, y = _spirals(1000, seed=2)
+    y = np.where(y > 0, 1.0, -1.0)
+    cache = _kernel_cache.make_cache(kernel.spec(), X, 1.0)
+    n = X.shape[0]
+    alpha, G = np.zeros(n), -np.ones(n)
+    cap = 10**7 if max_iter is None else max_iter
+    args = _kernel_cache.kernel_args(cache)
+    n_iter, gap = _smo.smo(cache, y, 10.0, 1e-6, cap, alpha, G, True, *args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = olbook.SVM(kernel, C=10.0, tol=1e-6, cache_size=1.0, max_iter=max_iter)
+        m.fit(X, y)
+    assert m.n_iter_ == n_iter
+    w2 = _smo.weight_sqnorm(alpha, G)
+    assert np.float64(m.margin_).tobytes() == np.float64(1.0 / np.sqrt(w2)).tobytes()
+    b_alone = _smo.intercept_from_gradient(alpha, y, G, 10.0)
+    assert m.intercept_.tobytes() == np.array([b_alone]).tobytes()
+    assert np.float64(m.kkt_gap_).tobytes() == np.float64(gap).tobytes()
+    if max_iter is not None:
+        assert n_iter == max_iter
+        assert (
+            np.float64(gap).tobytes()
+            == np.float64(_smo.kkt_gap(y, 10.0, alpha, G)).tobytes()
+        )
+
+
+def test_kernel_args_select_the_compiled_arithmetic():
+    from olbook import _kernel_cache
+
+    X = np.random.default_rng(0).normal(size=(5, 2))
+    args = {
+        repr(k): _kernel_cache.kernel_args(_kernel_cache.make_cache(k.spec(), X, 1.0))
+        for k in (kernels.linear, kernels.polynomial(3, 0.5), kernels.gaussian(2.0),
+                  kernels.laplacian(1.5))
+    }  # fmt: skip
+    assert args == {
+        "linear": (None, None, None),
+        "polynomial(degree=3, coef0=0.5)": ((3.0, 0.5), None, None),
+        "gaussian(gamma=2.0)": (None, 2.0, None),
+        "laplacian(gamma=1.5)": (None, 1.5, True),
+    }
+    pre = _kernel_cache.precomputed_cache(np.eye(3))
+    assert _kernel_cache.kernel_args(pre) == (None, None, None)
